@@ -1,0 +1,96 @@
+// Shared structural builders: attention variants, MLP variants, MoE, embeddings and heads.
+// A family file fills these specs from its config; the specs carry names as in the checkpoint.
+#pragma once
+#include <string>
+
+#include "builder.hpp"
+
+namespace cardfit {
+
+struct AttentionSpec {
+  std::string prefix;          // "model.layers.0.self_attn"
+  int64_t hidden = 0;          // model width in and out
+  int64_t heads = 0, kv_heads = 0, head_dim = 0;
+  int64_t v_head_dim = 0;      // 0: same as head_dim
+  bool q_bias = false, k_bias = false, v_bias = false, o_bias = false;
+  std::string q = "q_proj", k = "k_proj", v = "v_proj", o = "o_proj";
+  std::string fused_qkv;       // non-empty: one projection of this name makes q, k and v
+  bool fused_bias = false;     // the fused projection has a bias
+  bool transposed = false;     // GPT-2 Conv1D weights ([in, out])
+  NormKind qk_norm = NormKind::rmsnorm;
+  std::string q_norm, k_norm;  // non-empty: per-head (or whole) norms on q and k
+  bool qk_norm_per_head = true;// norm over head_dim (Qwen3, Gemma3) rather than heads*head_dim (OLMo2)
+  int64_t window = 0;          // sliding-window attention
+  bool causal = true;
+  bool cross = false;
+  std::string core = "attn";   // the name of the score/softmax node (no parameters)
+  bool alibi = false;          // ALiBi position bias (BLOOM, MPT, Falcon-RW): no position tensor
+  // How the q/k norm weights are stored (qk_norm_per_head only): kShared, one [head_dim] weight
+  // (Qwen3); kPerHeadModules, one norm module per head named "{q_norm}.norms.{h}" (StableLM's
+  // LayerNormPerHead); kHeadsByDim, one [heads, head_dim] weight (Cohere's use_qk_norm).
+  enum QkNormStorage { kShared, kPerHeadModules, kHeadsByDim };
+  QkNormStorage qk_norm_storage = kShared;
+};
+/// q/k/v (or fused) projections, optional q/k norms, the attention op, the output projection.
+void attention_block(ModelBuilder& b, const AttentionSpec& spec);
+
+struct MlpSpec {
+  std::string prefix;          // "model.layers.0.mlp"
+  int64_t hidden = 0, intermediate = 0;
+  bool gated = true;           // act(gate(x)) * up(x)
+  bool bias = false;
+  bool transposed = false;
+  std::string act = "silu";
+  std::string gate = "gate_proj", up = "up_proj", down = "down_proj";
+  std::string fused_gate_up;   // non-empty: one projection making gate and up (Phi-3 "gate_up_proj")
+  Role role = Role::mlp;
+  int64_t experts = 1, active = 1;  // used by moe_block for stacked experts
+};
+void mlp_block(ModelBuilder& b, const MlpSpec& spec);
+
+struct MoeSpec {
+  std::string prefix;            // "model.layers.0.mlp" / "...block_sparse_moe"
+  int64_t hidden = 0;
+  int64_t experts = 0, top_k = 0;
+  int64_t expert_intermediate = 0;
+  std::string router = "gate";   // router linear name under prefix
+  bool router_bias = false;
+  std::string experts_name = "experts";
+  MlpSpec expert;                // names and act of one expert (prefix/dims filled in)
+  int64_t shared_experts = 0;    // DeepSeek/Qwen2-MoE shared expert(s), always active
+  int64_t shared_intermediate = 0;
+  std::string shared_name = "shared_experts";
+  std::string shared_gate;       // Qwen2-MoE: a sigmoid gate on the shared expert, [1, hidden]
+  std::string router_bias_name;  // DeepSeek-V3: e_score_correction_bias [experts]
+};
+/// Router, per-expert MLPs (as checkpoint tensors named experts.{i}.*), shared experts.
+void moe_block(ModelBuilder& b, const MoeSpec& spec);
+
+/// Token embedding of a decoder ("model.embed_tokens").
+void token_embedding(ModelBuilder& b, const std::string& name, int64_t vocab, int64_t hidden);
+/// LM head: "lm_head.weight" [vocab, hidden], tied to `tied_to` when given.
+void lm_head(ModelBuilder& b, const std::string& name, int64_t hidden, int64_t vocab,
+             const std::string& tied_to, bool bias = false);
+
+/// MoE whose experts are stored as one bare parameter per projection rather than per-expert
+/// nn.Linear modules. Such parameters are not nn.Linear: PEFT's LoRA does not target them and
+/// bitsandbytes (QLoRA) leaves them unquantized, so their tensors are not marked linear.
+enum class FusedExpertLayout {
+  rows,     // DBRX: each of w1/v1/w2 is [experts * intermediate, hidden] (w2 used transposed)
+  stacked,  // [experts, out, in] per projection
+};
+struct FusedMoeSpec {
+  std::string prefix;              // "transformer.blocks.0.ffn"
+  int64_t hidden = 0, experts = 0, top_k = 0, intermediate = 0;
+  std::string router = "router.layer";  // nn.Linear [experts, hidden], no bias
+  std::string gate = "experts.mlp.w1", up = "experts.mlp.v1", down = "experts.mlp.w2";
+  FusedExpertLayout layout = FusedExpertLayout::rows;
+  std::string act = "silu";
+  std::string gate_up;             // non-empty (stacked layout only): one [experts, 2 * intermediate,
+                                   // hidden] projection making gate and up (GraniteMoE input_linear)
+};
+/// Router, then gate and up projections, the gated activation and the down projection, each one
+/// node holding every expert (experts = E, active = top_k).
+void fused_moe_block(ModelBuilder& b, const FusedMoeSpec& spec);
+
+}  // namespace cardfit

@@ -1,0 +1,70 @@
+// Standard decoder keys and the shared pre-norm layer.
+#include "decoder.hpp"
+
+namespace cardfit {
+
+DecoderShape read_decoder_shape(const Config& c, const DecoderDefaults& defaults) {
+  DecoderShape d;
+  d.vocab = c.positive({"vocab_size"});
+  d.hidden = c.positive({"hidden_size", "n_embd", "d_model"});
+  d.layers = c.positive({"num_hidden_layers", "n_layer", "num_layers"});
+  d.heads = c.positive({"num_attention_heads", "n_head"});
+  d.kv_heads = c.positive_or({"num_key_value_heads"}, d.heads);
+  if (c.has("head_dim")) {
+    d.head_dim = c.positive({"head_dim"});
+  } else {
+    require(d.hidden % d.heads == 0, c, "num_attention_heads",
+            "hidden_size (" + std::to_string(d.hidden) + ") must be divisible by num_attention_heads (" +
+                std::to_string(d.heads) + ") when head_dim is not given.");
+    d.head_dim = d.hidden / d.heads;
+  }
+  require(d.heads % d.kv_heads == 0, c, "num_key_value_heads",
+          "num_key_value_heads (" + std::to_string(d.kv_heads) + ") must divide num_attention_heads (" +
+              std::to_string(d.heads) + ").");
+  d.intermediate = defaults.intermediate_required ? c.positive({"intermediate_size"})
+                                                  : c.positive_or({"intermediate_size"}, 4 * d.hidden);
+  d.max_positions = c.positive_or({"max_position_embeddings"}, defaults.max_positions);
+  d.tied = c.boolean_or("tie_word_embeddings", defaults.tie_word_embeddings);
+  d.sliding_window = c.count_or({"sliding_window"}, 0);
+  return d;
+}
+
+void set_dims(ModelBuilder& b, const DecoderShape& d, const Config& cfg) {
+  Dims& m = b.dims();
+  m.vocab = d.vocab;
+  m.hidden = d.hidden;
+  m.layers = d.layers;
+  m.heads = d.heads;
+  m.kv_heads = d.kv_heads;
+  m.head_dim = d.head_dim;
+  m.intermediate = d.intermediate;
+  m.max_positions = d.max_positions;
+  m.tied_embeddings = d.tied;
+  m.sliding_window = d.sliding_window;
+  m.initializer_range = cfg.number_or("initializer_range", 0.02);
+}
+
+void pre_norm_decoder_layer(ModelBuilder& b, const DecoderLayerSpec& s) {
+  const std::string p = s.prefix + ".";
+  b.norm(p + s.input_norm, s.hidden, s.norm);
+  attention_block(b, s.attn);
+  b.residual(p + "residual_attn", s.hidden);
+  b.norm(p + s.post_attn_norm, s.hidden, s.norm);
+  mlp_block(b, s.mlp);
+  b.residual(p + "residual_mlp", s.hidden);
+}
+
+void sandwich_norm_decoder_layer(ModelBuilder& b, const SandwichLayerSpec& s) {
+  const std::string p = s.prefix + ".";
+  // An empty norm name means the layer has no such norm (OLMo 2 keeps only the two post norms).
+  if (!s.input_norm.empty()) b.norm(p + s.input_norm, s.hidden, s.norm);
+  attention_block(b, s.attn);
+  if (!s.post_attn_norm.empty()) b.norm(p + s.post_attn_norm, s.hidden, s.norm);
+  b.residual(p + "residual_attn", s.hidden);
+  if (!s.pre_ff_norm.empty()) b.norm(p + s.pre_ff_norm, s.hidden, s.norm);
+  mlp_block(b, s.mlp);
+  if (!s.post_ff_norm.empty()) b.norm(p + s.post_ff_norm, s.hidden, s.norm);
+  b.residual(p + "residual_mlp", s.hidden);
+}
+
+}  // namespace cardfit

@@ -1,0 +1,50 @@
+// One declaration per family file in this folder; registry.cpp maps model_type to them.
+#pragma once
+#include "../../config.hpp"
+#include "../../model.hpp"
+
+namespace cardfit::families {
+
+Model gpt2(const Config& cfg);
+Model llama(const Config& cfg);    // llama, and the Llama-shaped mistral, qwen2
+Model generic_decoder(const Config& cfg);
+Model gemma(const Config& cfg);     // gemma, gemma2, gemma3_text (and gemma3 via gemma3)
+Model gemma3(const Config& cfg);    // Gemma 3 multimodal: SigLIP tower + projector + Gemma 3 text
+Model llava(const Config& cfg);     // CLIP/SigLIP tower + MLP projector + any traced text model
+Model deepseek(const Config& cfg);  // deepseek_v2, deepseek_v3 (MLA + MoE)
+Model dbrx(const Config& cfg);
+Model jamba(const Config& cfg);     // attention/Mamba hybrid with MoE
+Model mamba(const Config& cfg);     // pure state-space model
+
+Model gpt_neox(const Config& cfg);
+Model gptj(const Config& cfg);
+Model gpt_bigcode(const Config& cfg);
+Model opt(const Config& cfg);
+Model bloom(const Config& cfg);
+Model falcon(const Config& cfg);    // falcon, and the remote-code RefinedWeb / RefinedWebModel
+Model mpt(const Config& cfg);
+Model chatglm(const Config& cfg);   // ChatGLM-6B (v1) and ChatGLM2/3 / GLM-4 layouts
+Model bert(const Config& cfg);      // bert, roberta
+Model distilbert(const Config& cfg);
+Model t5(const Config& cfg);
+Model bart(const Config& cfg);
+Model mixtral(const Config& cfg);
+Model qwen2_moe(const Config& cfg);
+Model qwen3(const Config& cfg);
+Model qwen3_moe(const Config& cfg);
+Model granite(const Config& cfg);
+Model granitemoe(const Config& cfg);
+Model internlm(const Config& cfg);   // InternLM (remote code)
+Model internlm2(const Config& cfg);  // InternLM2 / 2.5 (remote code)
+Model exaone(const Config& cfg);     // EXAONE 3.0 / 3.5 (remote code)
+Model olmo(const Config& cfg);
+Model olmo2(const Config& cfg);
+Model cohere(const Config& cfg);
+Model stablelm(const Config& cfg);
+Model starcoder2(const Config& cfg);
+Model phi(const Config& cfg);
+Model phi3(const Config& cfg);
+Model nemotron(const Config& cfg);
+Model baichuan(const Config& cfg);   // Baichuan / Baichuan 2 (remote code)
+Model qwen(const Config& cfg);       // the first Qwen (remote code)
+}  // namespace cardfit::families

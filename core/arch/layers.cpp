@@ -1,0 +1,47 @@
+// The shared layer builders of layers.hpp.
+#include "layers.hpp"
+
+namespace cardfit {
+
+namespace {
+void sublayer_attention(ModelBuilder& b, const std::string& prefix, const std::string& what,
+                        int64_t hidden, NormKind norm, bool post, const AttentionSpec& attn,
+                        const std::string& norm_name) {
+  if (!post && !norm_name.empty()) b.norm(norm_name, hidden, norm);
+  attention_block(b, attn);
+  b.residual(prefix + ".residual_" + what, hidden);
+  if (post && !norm_name.empty()) b.norm(norm_name, hidden, norm);
+}
+}  // namespace
+
+void residual_layer(ModelBuilder& b, const ResidualLayerSpec& s) {
+  sublayer_attention(b, s.prefix, "attn", s.hidden, s.norm, s.post_norm, s.attn, s.attn_norm);
+  if (s.has_cross)
+    sublayer_attention(b, s.prefix, "cross", s.hidden, s.norm, s.post_norm, s.cross, s.cross_norm);
+  if (!s.post_norm && !s.mlp_norm.empty()) b.norm(s.mlp_norm, s.hidden, s.norm);
+  mlp_block(b, s.mlp);
+  b.residual(s.prefix + ".residual_mlp", s.hidden);
+  if (s.post_norm && !s.mlp_norm.empty()) b.norm(s.mlp_norm, s.hidden, s.norm);
+}
+
+void parallel_layer(ModelBuilder& b, const ParallelLayerSpec& s) {
+  b.norm(s.attn_norm, s.hidden, s.norm);
+  if (!s.mlp_norm.empty()) b.norm(s.mlp_norm, s.hidden, s.norm);
+  attention_block(b, s.attn);
+  mlp_block(b, s.mlp);
+  // x + attn + mlp: two adds, no intermediate residual stream between them.
+  b.residual(s.prefix + ".residual_attn", s.hidden);
+  b.residual(s.prefix + ".residual_mlp", s.hidden);
+}
+
+void learned_positions(ModelBuilder& b, const std::string& name, int64_t positions, int64_t dim,
+                       int64_t offset) {
+  b.embedding(name, checked_add(positions, offset, "the position table"), dim,
+              Role::position_embedding);
+}
+
+void relative_position_bias(ModelBuilder& b, const std::string& name, int64_t buckets, int64_t heads) {
+  b.embedding(name, buckets, heads, Role::position_embedding);
+}
+
+}  // namespace cardfit

@@ -1,0 +1,27 @@
+// Multi-head latent attention (DeepSeek-V2/V3, transformers models/deepseek_v3/modeling_deepseek_v3.py):
+// queries through an optional low-rank q_a/q_b pair, keys and values from one shared latent
+// (kv_a_proj_with_mqa → kv_a_layernorm → kv_b_proj). The KV cache holds the latent plus the
+// shared rotary key: kv_lora_rank + qk_rope_head_dim elements per token and layer.
+#pragma once
+#include <string>
+
+#include "builder.hpp"
+
+namespace cardfit {
+
+struct MlaSpec {
+  std::string prefix;            // "model.layers.0.self_attn"
+  int64_t hidden = 0;
+  int64_t heads = 0;
+  int64_t q_lora_rank = 0;       // 0: one q_proj [heads*(nope+rope), hidden] (DeepSeek-V2-Lite)
+  int64_t kv_lora_rank = 0;
+  int64_t qk_nope_head_dim = 0, qk_rope_head_dim = 0, v_head_dim = 0;
+  bool bias = false;             // attention_bias: q_a_proj, kv_a_proj_with_mqa and o_proj
+  NormKind latent_norm = NormKind::rmsnorm;
+  int64_t window = 0;
+};
+/// q (or q_a, q_a_layernorm, q_b), kv_a_proj_with_mqa, kv_a_layernorm, kv_b_proj, the attention op
+/// (cache_dim = kv_lora_rank + qk_rope_head_dim), o_proj.
+void mla_attention_block(ModelBuilder& b, const MlaSpec& spec);
+
+}  // namespace cardfit

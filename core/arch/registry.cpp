@@ -1,0 +1,59 @@
+// model_type → family. Adding a family: one file in families/, one line here, one golden entry.
+#include "registry.hpp"
+
+#include "../error.hpp"
+#include "families/families.hpp"
+
+namespace cardfit {
+
+const std::vector<Family>& family_registry() {
+  static const std::vector<Family> list = {
+      {"gpt2", families::gpt2},
+      {"llama", families::llama},
+      {"mistral", families::llama},
+      {"qwen2", families::llama},
+      {"gemma", families::gemma},
+      {"gemma2", families::gemma},
+      {"gemma3_text", families::gemma},
+      {"gemma3", families::gemma3},
+      {"llava", families::llava},
+      {"deepseek_v2", families::deepseek},
+      {"deepseek_v3", families::deepseek},
+      {"dbrx", families::dbrx},
+      {"jamba", families::jamba},
+      {"mamba", families::mamba},
+      {"mixtral", families::mixtral},
+      {"qwen2_moe", families::qwen2_moe},
+      {"qwen3", families::qwen3},
+      {"qwen3_moe", families::qwen3_moe},
+      {"granite", families::granite},
+      {"granitemoe", families::granitemoe},
+      {"internlm", families::internlm},
+      {"internlm2", families::internlm2},
+      {"exaone", families::exaone},
+      {"olmo", families::olmo},
+      {"olmo2", families::olmo2},
+      {"cohere", families::cohere},
+      {"stablelm", families::stablelm},
+      {"starcoder2", families::starcoder2},
+      {"phi", families::phi},
+      {"phi3", families::phi3},
+      {"nemotron", families::nemotron},
+      {"baichuan", families::baichuan},
+      {"qwen", families::qwen},
+  };
+  return list;
+}
+
+Model trace_model(const Config& cfg) {
+  if (!cfg.has("model_type"))
+    throw Error(ErrorCode::field_missing,
+                "The config has no model_type; cardfit needs it to pick the architecture (e.g. \"llama\").",
+                "$.model_type");
+  const std::string type = cfg.string_or("model_type", "");
+  for (const auto& f : family_registry())
+    if (f.model_type == type) return f.trace(cfg);
+  return families::generic_decoder(cfg);
+}
+
+}  // namespace cardfit

@@ -1,0 +1,202 @@
+// Vision towers, projectors and language-model grafting (see vision.hpp).
+#include "vision.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "../error.hpp"
+#include "blocks.hpp"
+
+namespace cardfit {
+
+namespace {
+// Bidirectional self-attention with biased q/k/v/out projections, as CLIP and SigLIP have it.
+void vit_attention(ModelBuilder& b, const std::string& prefix, int64_t hidden, int64_t heads) {
+  const std::string p = prefix + ".";
+  const LinearSpec l{.bias = true, .role = Role::vision};
+  b.linear(p + "q_proj", hidden, hidden, l);
+  b.linear(p + "k_proj", hidden, hidden, l);
+  b.linear(p + "v_proj", hidden, hidden, l);
+  AttentionGeom g;
+  g.heads = g.kv_heads = heads;
+  g.head_dim = hidden / heads;
+  g.causal = false;
+  b.attention(p + "attn", g, hidden);
+  b.linear(p + "out_proj", hidden, hidden, l);
+}
+
+void vit_mlp(ModelBuilder& b, const std::string& prefix, int64_t hidden, int64_t inner, const std::string& act) {
+  mlp_block(b, {.prefix = prefix, .hidden = hidden, .intermediate = inner, .gated = false, .bias = true,
+                .act = act, .up = "fc1", .down = "fc2", .role = Role::vision});
+}
+}  // namespace
+
+void vit_encoder(ModelBuilder& b, const VitSpec& s) {
+  const std::string p = s.prefix + ".";
+  const int64_t side = s.image_size / s.patch_size;
+  const int64_t patches = side * side;
+
+  b.block(p + "embeddings", "vision_embedding", -1);
+  if (s.class_token) {
+    Node cls;
+    cls.name = p + "embeddings.class_embedding";
+    cls.op = Op::embedding;
+    cls.in = 1;
+    cls.out = s.hidden;
+    cls.params = b.tensor(cls.name, {s.hidden}, Role::vision);
+    b.node(cls);
+  }
+  Node patch;  // a Conv2d with stride = kernel: one linear map per patch
+  patch.name = p + "embeddings.patch_embedding";
+  patch.op = Op::linear;
+  patch.detail = "patch_conv2d";
+  patch.in = s.channels * s.patch_size * s.patch_size;
+  patch.out = s.hidden;
+  patch.params = b.tensor(patch.name + ".weight", {s.hidden, s.channels, s.patch_size, s.patch_size}, Role::vision);
+  if (s.patch_bias) patch.params += b.tensor(patch.name + ".bias", {s.hidden}, Role::vision);
+  b.node(patch);
+  b.embedding(p + "embeddings.position_embedding", patches + (s.class_token ? 1 : 0), s.hidden, Role::vision);
+  if (!s.pre_norm.empty()) b.norm(p + s.pre_norm, s.hidden, s.norm, Role::vision);
+
+  for (int64_t i = 0; i < s.layers; ++i) {
+    const std::string l = p + "encoder.layers." + std::to_string(i) + ".";
+    b.block(l.substr(0, l.size() - 1), "vision_layer", -1);
+    b.norm(l + "layer_norm1", s.hidden, s.norm, Role::vision);
+    vit_attention(b, l + "self_attn", s.hidden, s.heads);
+    b.residual(l + "residual_attn", s.hidden);
+    b.norm(l + "layer_norm2", s.hidden, s.norm, Role::vision);
+    vit_mlp(b, l + "mlp", s.hidden, s.intermediate, s.act);
+    b.residual(l + "residual_mlp", s.hidden);
+  }
+
+  b.block(p + "post", "vision_final", -1);
+  if (s.post_norm) b.norm(p + "post_layernorm", s.hidden, s.norm, Role::vision);
+  if (s.pooling_head) {
+    // SiglipMultiheadAttentionPoolingHead: a learned probe attends over the patches (torch's
+    // nn.MultiheadAttention stores q/k/v as one in_proj), then a LayerNorm and an MLP.
+    const std::string h = p + "head.";
+    Node probe;
+    probe.name = h + "probe";
+    probe.op = Op::embedding;
+    probe.in = 1;
+    probe.out = s.hidden;
+    probe.params = b.tensor(probe.name, {1, 1, s.hidden}, Role::vision);
+    b.node(probe);
+    b.linear(h + "attention", s.hidden, 3 * s.hidden,
+             {.bias = true, .role = Role::vision, .weight = "in_proj_weight", .bias_name = "in_proj_bias"});
+    AttentionGeom g;
+    g.heads = g.kv_heads = s.heads;
+    g.head_dim = s.hidden / s.heads;
+    g.causal = false;
+    b.attention(h + "attention.attn", g, s.hidden);
+    b.linear(h + "attention.out_proj", s.hidden, s.hidden, {.bias = true, .role = Role::vision});
+    b.norm(h + "layernorm", s.hidden, s.norm, Role::vision);
+    vit_mlp(b, h + "mlp", s.hidden, s.intermediate, s.act);
+  }
+}
+
+VitSpec read_vit(const Config& v, const std::string& default_type, const std::string& prefix) {
+  const std::string type = v.string_or("model_type", default_type);
+  VitSpec s;
+  s.prefix = prefix;
+  if (type == "clip_vision_model") {
+    // CLIPVisionConfig defaults.
+    s.hidden = v.positive_or({"hidden_size"}, 768);
+    s.intermediate = v.positive_or({"intermediate_size"}, 3072);
+    s.layers = v.positive_or({"num_hidden_layers"}, 12);
+    s.heads = v.positive_or({"num_attention_heads"}, 12);
+    s.channels = v.positive_or({"num_channels"}, 3);
+    s.image_size = v.positive_or({"image_size"}, 224);
+    s.patch_size = v.positive_or({"patch_size"}, 32);
+    s.act = v.string_or("hidden_act", "quick_gelu");
+    s.class_token = true;
+    s.patch_bias = false;
+    s.pre_norm = "pre_layrnorm";
+  } else if (type == "siglip_vision_model") {
+    // SiglipVisionConfig defaults; SiglipVisionTransformer adds the pooling head unless
+    // vision_use_head is false.
+    s.hidden = v.positive_or({"hidden_size"}, 768);
+    s.intermediate = v.positive_or({"intermediate_size"}, 3072);
+    s.layers = v.positive_or({"num_hidden_layers"}, 12);
+    s.heads = v.positive_or({"num_attention_heads"}, 12);
+    s.channels = v.positive_or({"num_channels"}, 3);
+    s.image_size = v.positive_or({"image_size"}, 224);
+    s.patch_size = v.positive_or({"patch_size"}, 16);
+    s.act = v.string_or("hidden_act", "gelu_pytorch_tanh");
+    s.pooling_head = v.boolean_or("vision_use_head", true);
+  } else {
+    throw Error(ErrorCode::field_range,
+                "vision tower model_type \"" + type + "\" is not supported; cardfit traces "
+                "\"clip_vision_model\" and \"siglip_vision_model\" vision towers.",
+                v.path_of("model_type"));
+  }
+  require(s.hidden % s.heads == 0, v, "num_attention_heads",
+          "the vision hidden_size (" + std::to_string(s.hidden) + ") must be divisible by num_attention_heads (" +
+              std::to_string(s.heads) + ").");
+  require(s.image_size % s.patch_size == 0, v, "patch_size",
+          "the vision image_size (" + std::to_string(s.image_size) + ") must be a multiple of patch_size (" +
+              std::to_string(s.patch_size) + ").");
+  return s;
+}
+
+void mlp_projector(ModelBuilder& b, const MlpProjectorSpec& s) {
+  const std::string p = s.prefix + ".";
+  b.block(s.prefix, "projector", -1);
+  b.linear(p + s.first, s.in, s.hidden, {.bias = s.bias, .role = Role::projector});
+  b.activation(p + "act", s.hidden, s.act);
+  b.linear(p + s.second, s.hidden, s.out, {.bias = s.bias, .role = Role::projector});
+}
+
+void matrix_projector(ModelBuilder& b, const MatrixProjectorSpec& s) {
+  const std::string p = s.prefix + ".";
+  b.block(s.prefix, "projector", -1);
+  Node pool;
+  pool.name = p + "avg_pool";
+  pool.op = Op::other;
+  pool.detail = "avg_pool2d";
+  pool.in = pool.out = s.in;
+  b.node(pool);
+  b.norm(p + s.norm, s.in, NormKind::rmsnorm, Role::projector);
+  Node proj;  // a bare nn.Parameter [in, out] used as x @ W: listed as stored, not an nn.Linear
+  proj.name = p + s.weight;
+  proj.op = Op::linear;
+  proj.in = s.in;
+  proj.out = s.out;
+  proj.params = b.tensor(proj.name, {s.in, s.out}, Role::projector, false);
+  b.node(proj);
+}
+
+void append_model(ModelBuilder& b, const Model& sub, const std::string& prefix, bool take_dims) {
+  Model& m = b.model();
+  for (Tensor t : sub.tensors) {
+    t.name = prefix + t.name;
+    if (!t.tied_to.empty()) t.tied_to = prefix + t.tied_to;
+    m.tensors.push_back(std::move(t));
+  }
+  for (Tensor t : sub.buffers) {
+    t.name = prefix + t.name;
+    m.buffers.push_back(std::move(t));
+  }
+  for (Block blk : sub.blocks) {
+    blk.name = prefix + blk.name;
+    for (auto& n : blk.nodes) n.name = prefix + n.name;
+    m.blocks.push_back(std::move(blk));
+  }
+  for (const auto& note : sub.notes) m.notes.push_back(note);
+  if (sub.approximate) m.approximate = true;
+  if (take_dims) m.dims = sub.dims;
+}
+
+Config with_defaults(const Config& cfg, const std::string& defaults_json) {
+  auto merged = std::make_shared<nlohmann::json>(nlohmann::json::parse(defaults_json));
+  if (cfg.raw().is_object())
+    for (const auto& [key, value] : cfg.raw().items())
+      if (!value.is_null()) (*merged)[key] = value;
+  return Config(std::shared_ptr<const nlohmann::json>(std::move(merged)), cfg.path());
+}
+
+Config child_or_empty(const Config& cfg, const std::string& key) {
+  if (cfg.has_object(key)) return cfg.child(key);
+  return Config(std::make_shared<const nlohmann::json>(nlohmann::json::object()), cfg.path_of(key));
+}
+
+}  // namespace cardfit

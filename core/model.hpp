@@ -1,0 +1,98 @@
+// The traced model: the tensor inventory (checkpoint names and shapes) and the block graph.
+// Plain data built by arch/ families; the arithmetic over it lives in plan/.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cardfit {
+
+using Shape = std::vector<int64_t>;
+
+/// Number of elements of a shape; throws Error(overflow) past 2^63.
+int64_t numel(const Shape& shape);
+/// a*b and a+b with an overflow check (Error(overflow) naming `what`).
+int64_t checked_mul(int64_t a, int64_t b, const char* what = "a size");
+int64_t checked_add(int64_t a, int64_t b, const char* what = "a size");
+
+enum class Role { embedding, position_embedding, norm, attention, mlp, router, expert, head, ssm, vision, projector, other };
+const char* role_name(Role role);
+
+struct Tensor {
+  std::string name;       // exactly as in the published checkpoint
+  Shape shape;
+  Role role = Role::other;
+  int layer = -1;         // layer index, -1 outside the repeated layers
+  bool linear = false;    // weight of an nn.Linear / Conv1D: LoRA can target it, QLoRA quantizes it
+  std::string tied_to;    // non-empty: the same storage as that tensor, not counted again
+  int64_t count() const { return numel(shape); }
+};
+
+enum class Op {
+  embedding, position_embedding, norm, linear, attention, activation, gated_activation,
+  residual_add, router, head, ssm, conv1d, other
+};
+const char* op_name(Op op);
+
+/// What one attention op attends over. Self-attention of a decoder is what the KV cache holds.
+struct AttentionGeom {
+  int64_t heads = 0, kv_heads = 0;
+  int64_t head_dim = 0;     // query/key dim per head
+  int64_t v_head_dim = 0;   // value dim per head (MLA differs from head_dim)
+  int64_t window = 0;       // sliding window in tokens; 0 = the whole context
+  bool causal = true;       // decoder self-attention; false for encoders (no KV cache)
+  bool cross = false;       // encoder-decoder cross attention (cache sized by the source length)
+  int64_t cache_dim = 0;    // elements cached per token for K and V together (MLA: latent + rope dims)
+  bool alibi = false;       // ALiBi: a per-head linear bias on the scores, no position tensor
+};
+
+struct Node {
+  std::string name;       // module path ("model.layers.0.self_attn.q_proj")
+  Op op = Op::other;
+  std::string detail;     // kind within the op: "rmsnorm", "gelu_new", "silu", "conv1d"...
+  int64_t in = 0;         // features per token in
+  int64_t out = 0;        // features per token out
+  int64_t params = 0;     // parameters this node owns (tied ones are counted once, at their owner)
+  int64_t experts = 1;    // MoE: experts stored in this node
+  int64_t active = 1;     // MoE: experts each token goes through (FLOPs and activations scale by it)
+  bool lora = false;      // a default LoRA target (every linear but the head)
+  AttentionGeom attn;     // op == attention only
+};
+
+struct Block {
+  std::string name;       // "transformer.h.0", "embeddings", "final"
+  std::string kind;       // "embedding", "decoder_layer", "encoder_layer", "vision_layer", "final"...
+  int layer = -1;
+  std::vector<Node> nodes;
+};
+
+/// Headline dimensions, for checks, KV sizing and the report; 0 where they do not apply.
+struct Dims {
+  int64_t hidden = 0, layers = 0, heads = 0, kv_heads = 0, head_dim = 0;
+  int64_t intermediate = 0, vocab = 0, max_positions = 0;
+  int64_t experts = 0, experts_per_token = 0;
+  int64_t sliding_window = 0;
+  bool tied_embeddings = false;
+  bool encoder_decoder = false;
+  bool encoder_only = false;
+  double initializer_range = 0.02;
+  // State-space (Mamba) layers: a constant per-sequence state instead of a KV cache,
+  // ssm_inner * (ssm_state + ssm_conv_kernel) elements per Mamba layer.
+  int64_t ssm_layers = 0, ssm_inner = 0, ssm_state = 0, ssm_conv_kernel = 0;
+};
+
+struct Model {
+  std::string model_type;         // as given in the config
+  std::string family;             // the family file that traced it
+  bool approximate = false;       // traced by the generic decoder: not exact
+  std::vector<std::string> notes; // what was assumed (defaults applied, legacy keys read)
+  Dims dims;
+  std::vector<Tensor> tensors;    // parameters, in checkpoint order
+  std::vector<Tensor> buffers;    // non-parameter tensors the published checkpoint stores
+  std::vector<Block> blocks;
+
+  int64_t parameter_count() const;  // tied tensors counted once
+  int64_t buffer_count() const;
+};
+
+}  // namespace cardfit

@@ -1,0 +1,134 @@
+// Name matching tolerates the base-model prefix that Hugging Face strips or adds on load
+// ("transformer.h.0..." in GPT2LMHeadModel vs "h.0..." in a GPT2Model checkpoint).
+#include "checkpoint.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "../error.hpp"
+
+namespace cardfit {
+using nlohmann::json;
+
+namespace {
+struct FileTensor {
+  Shape shape;
+  std::string dtype;
+};
+
+json parse_or_throw(const std::string& text, const char* option) {
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error&) {
+    throw Error(ErrorCode::checkpoint_header, std::string("The ") + option + " is not valid JSON.", option);
+  }
+}
+
+std::map<std::string, FileTensor> header_tensors(const std::string& text) {
+  const json j = parse_or_throw(text, "safetensors_header");
+  if (!j.is_object()) throw Error(ErrorCode::checkpoint_header, "The safetensors header must be a JSON object.", "safetensors_header");
+  std::map<std::string, FileTensor> out;
+  for (const auto& [name, v] : j.items()) {
+    if (name == "__metadata__") continue;
+    if (!v.is_object() || !v.contains("shape") || !v["shape"].is_array())
+      throw Error(ErrorCode::checkpoint_header, "Tensor \"" + name + "\" in the safetensors header has no shape list.",
+                  "safetensors_header." + name);
+    FileTensor t;
+    for (const auto& d : v["shape"]) {
+      if (!d.is_number_integer() || d.get<int64_t>() < 0)
+        throw Error(ErrorCode::checkpoint_header, "Tensor \"" + name + "\" has a bad shape.", "safetensors_header." + name);
+      t.shape.push_back(d.get<int64_t>());
+    }
+    t.dtype = v.value("dtype", "");
+    out.emplace(name, std::move(t));
+  }
+  return out;
+}
+
+// Finds `name` in the file, directly or with the first path component stripped/added.
+template <typename Map>
+typename Map::const_iterator lookup(const Map& file, const std::string& name, const std::string& prefix) {
+  auto it = file.find(name);
+  if (it != file.end()) return it;
+  if (!prefix.empty()) {
+    if (name.rfind(prefix + ".", 0) == 0) it = file.find(name.substr(prefix.size() + 1));
+    if (it == file.end()) it = file.find(prefix + "." + name);
+  }
+  return it;
+}
+
+std::string base_prefix(const Model& m) {
+  for (const auto& t : m.tensors) {
+    auto dot = t.name.find('.');
+    if (dot != std::string::npos && t.name.compare(0, 3, "lm_") != 0) return t.name.substr(0, dot);
+  }
+  return {};
+}
+
+template <typename Map>
+void diff_names(const Model& m, const Map& file, Reconciliation& r,
+                const std::function<void(const Tensor&, const typename Map::mapped_type&)>& on_match) {
+  const std::string prefix = base_prefix(m);
+  std::set<std::string> matched;
+  auto visit = [&](const Tensor& t, bool optional) {
+    auto it = lookup(file, t.name, prefix);
+    if (it == file.end()) {
+      if (!optional) r.missing.push_back(t.name);
+      return;
+    }
+    matched.insert(it->first);
+    on_match(t, it->second);
+  };
+  for (const auto& t : m.tensors) visit(t, !t.tied_to.empty());  // tied heads are often not stored
+  for (const auto& t : m.buffers) visit(t, true);
+  for (const auto& [name, _] : file)
+    if (!matched.count(name)) r.extra.push_back(name);
+}
+}  // namespace
+
+std::optional<Reconciliation> reconcile(const Model& m, const Options& opt) {
+  Reconciliation r;
+  r.params = m.parameter_count();
+  r.buffers = m.buffer_count();
+  if (!opt.safetensors_header.empty()) {
+    r.source = "safetensors_header";
+    const auto file = header_tensors(opt.safetensors_header);
+    int64_t scalars = 0;
+    std::set<std::string> dtypes;
+    for (const auto& [name, t] : file) {
+      scalars = checked_add(scalars, numel(t.shape), "the checkpoint's scalar count");
+      dtypes.insert(t.dtype);
+    }
+    r.scalars = scalars;
+    r.dtypes.assign(dtypes.begin(), dtypes.end());
+    std::function<void(const Tensor&, const FileTensor&)> match = [&](const Tensor& t, const FileTensor& f) {
+      if (f.shape != t.shape) r.shape_mismatches.push_back({t.name, t.shape, f.shape, f.dtype});
+    };
+    diff_names(m, file, r, match);
+    // Tied tensors absent from the file are fine; present ones count as scalars of the file.
+  } else if (!opt.safetensors_index.empty()) {
+    r.source = "safetensors_index";
+    const json j = parse_or_throw(opt.safetensors_index, "safetensors_index");
+    if (!j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object())
+      throw Error(ErrorCode::checkpoint_header, "The index has no weight_map object.", "safetensors_index.weight_map");
+    if (j.contains("metadata") && j["metadata"].is_object() && j["metadata"].contains("total_size") &&
+        j["metadata"]["total_size"].is_number_integer())
+      r.total_bytes = j["metadata"]["total_size"].get<int64_t>();
+    std::map<std::string, std::string> names;
+    for (const auto& [name, file] : j["weight_map"].items()) names.emplace(name, file.is_string() ? file.get<std::string>() : "");
+    std::function<void(const Tensor&, const std::string&)> none = [](const Tensor&, const std::string&) {};
+    diff_names(m, names, r, none);
+  } else if (opt.checkpoint_total) {
+    r.source = "checkpoint_total";
+    r.scalars = *opt.checkpoint_total;
+  } else {
+    return std::nullopt;
+  }
+  if (r.scalars) r.unexplained = *r.scalars - r.params - r.buffers;
+  return r;
+}
+
+}  // namespace cardfit

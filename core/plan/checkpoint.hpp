@@ -1,0 +1,34 @@
+// Reconciling the traced inventory with a checkpoint: a published scalar total, a
+// model.safetensors header (tensor by tensor) or a model.safetensors.index.json (names, bytes).
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "../model.hpp"
+#include "options.hpp"
+
+namespace cardfit {
+
+struct TensorMismatch {
+  std::string name;
+  Shape expected, found;
+  std::string dtype;
+};
+
+struct Reconciliation {
+  std::string source;              // "checkpoint_total", "safetensors_header", "safetensors_index"
+  std::optional<int64_t> scalars;  // scalars in the file(s)
+  std::optional<int64_t> total_bytes;  // index.json metadata.total_size
+  int64_t params = 0, buffers = 0;
+  std::optional<int64_t> unexplained;  // scalars - params - buffers
+  std::vector<std::string> missing;    // traced, not in the file
+  std::vector<std::string> extra;      // in the file, not traced
+  std::vector<TensorMismatch> shape_mismatches;
+  std::vector<std::string> dtypes;     // distinct dtypes in the header
+};
+
+/// Nothing when no checkpoint information is given in the options.
+std::optional<Reconciliation> reconcile(const Model& model, const Options& opt);
+
+}  // namespace cardfit

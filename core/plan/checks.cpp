@@ -1,0 +1,141 @@
+// The checks. Each one is a few lines: a condition on the config/model, a message, a fix.
+#include "checks.hpp"
+
+#include <cmath>
+
+namespace cardfit {
+
+namespace {
+std::string num(int64_t v) { return std::to_string(v); }
+
+// Families whose _init_weights scales residual output projections by 1/sqrt(2·layers).
+bool depth_scaled_init(const std::string& family) {
+  return family == "gpt2" || family == "gpt_neox" || family == "olmo" || family == "olmo2";
+}
+}  // namespace
+
+std::vector<std::string> shape_errors(const Model& m) {
+  std::vector<std::string> errors;
+  const int64_t hidden = m.dims.hidden;
+  for (const auto& b : m.blocks) {
+    int64_t produced = 0;  // width made by the linear projections since the last consumer
+    const Node* prev = nullptr;
+    for (const auto& n : b.nodes) {
+      auto fail = [&](const std::string& what) { errors.push_back(n.name + ": " + what); };
+      switch (n.op) {
+        case Op::attention: {
+          const AttentionGeom& g = n.attn;
+          if (g.kv_heads <= 0 || g.heads % g.kv_heads != 0)
+            fail("kv heads " + num(g.kv_heads) + " do not divide heads " + num(g.heads));
+          if (!g.cross && produced > 0 && produced != g.heads * g.head_dim + g.kv_heads * (g.head_dim + g.v_head_dim) &&
+              g.cache_dim == g.kv_heads * (g.head_dim + g.v_head_dim))
+            fail("q/k/v projections produce " + num(produced) + " features, attention needs " +
+                 num(g.heads * g.head_dim + g.kv_heads * (g.head_dim + g.v_head_dim)));
+          produced = 0;
+          break;
+        }
+        case Op::activation:
+        case Op::gated_activation:
+          if (produced > 0 && produced != n.in) fail("input " + num(n.in) + " but projections produce " + num(produced));
+          produced = 0;
+          break;
+        case Op::linear:
+          if (prev && (prev->op == Op::attention || prev->op == Op::activation || prev->op == Op::gated_activation) &&
+              prev->out != n.in && n.active == prev->active)
+            fail("expects " + num(n.in) + " features, gets " + num(prev->out));
+          produced += n.out;
+          break;
+        case Op::residual_add:
+          if (hidden > 0 && n.out != hidden) fail("residual width " + num(n.out) + " differs from hidden " + num(hidden));
+          produced = 0;
+          break;
+        case Op::norm:
+        case Op::router:
+          break;
+        default:
+          produced = 0;
+      }
+      if (n.op != Op::norm) prev = &n;
+    }
+  }
+  return errors;
+}
+
+std::vector<Finding> run_checks(const Config& cfg, const Model& m, const Options& opt, int64_t seq) {
+  std::vector<Finding> out;
+  const Dims& d = m.dims;
+  auto add = [&](std::string id, std::string sev, std::string msg, std::string fix) {
+    out.push_back({std::move(id), std::move(sev), std::move(msg), std::move(fix)});
+  };
+
+  const auto shapes = shape_errors(m);
+  if (shapes.empty())
+    add("forward-pass", "info", "Every node's input width matches what feeds it: the graph forward-passes.", "");
+  else
+    add("forward-pass", "error", "The graph does not forward-pass: " + shapes.front() +
+        (shapes.size() > 1 ? " (and " + num(int64_t(shapes.size()) - 1) + " more)" : ""), "Fix the config's dimensions.");
+
+  if (m.approximate)
+    add("approximate-trace", "warning", "This model_type has no family file: the structure is a generic decoder and the "
+        "counts are approximate.", "Check the parameter count against the checkpoint (--checkpoint-total).");
+  if (d.vocab > 0 && d.vocab % 64 != 0)
+    add("vocab-not-multiple-of-64", "info", "vocab_size " + num(d.vocab) + " is not a multiple of 64: the embedding and "
+        "head matmuls run on padded tiles.", "Pad vocab_size to " + num((d.vocab + 63) / 64 * 64) + " (resize_token_embeddings(n, pad_to_multiple_of=64)).");
+  if (d.head_dim > 0 && d.head_dim % 8 != 0)
+    add("head-dim-not-multiple-of-8", "warning", "head_dim " + num(d.head_dim) + " is not a multiple of 8: flash/SDPA "
+        "kernels fall back to slower paths.", "Choose heads so that head_dim is a multiple of 8 (64 or 128 are best).");
+  if (d.intermediate > 0 && d.intermediate % 64 != 0)
+    add("intermediate-not-multiple-of-64", "info", "intermediate_size " + num(d.intermediate) + " is not a multiple of 64.",
+        "Round intermediate_size to a multiple of 64 (or 256) for tensor-core tiles.");
+  if (d.heads > 0 && d.kv_heads > 0 && d.kv_heads < d.heads)
+    add(d.kv_heads == 1 ? "multi-query-attention" : "grouped-query-attention", "info",
+        num(d.heads) + " query heads share " + num(d.kv_heads) + " KV heads: the KV cache is " +
+        num(d.heads / d.kv_heads) + "× smaller than with full multi-head attention.", "");
+  if (d.sliding_window > 0 && d.max_positions > 0 && d.sliding_window >= d.max_positions)
+    add("sliding-window-ge-context", "info", "sliding_window " + num(d.sliding_window) + " is not shorter than the context " +
+        num(d.max_positions) + ": the window never limits attention or the KV cache.", "Drop sliding_window or set it below the context.");
+  if (cfg.has_object("rope_scaling")) {
+    const Config rs = cfg.child("rope_scaling");
+    const double factor = rs.number_or("factor", 0);
+    const int64_t orig = rs.positive_or({"original_max_position_embeddings"}, 0);
+    if (factor > 0 && orig > 0 && d.max_positions > 0 &&
+        std::fabs(double(orig) * factor - double(d.max_positions)) > 0.01 * double(d.max_positions))
+      add("rope-scaling-inconsistent", "warning", "rope_scaling factor " + std::to_string(factor) + " × original context " +
+          num(orig) + " does not equal max_position_embeddings " + num(d.max_positions) + ".",
+          "Make max_position_embeddings = factor × original_max_position_embeddings.");
+  }
+  if (seq > d.max_positions && d.max_positions > 0)
+    add("seq-beyond-context", "warning", "The planned sequence length " + num(seq) + " exceeds the model's context " +
+        num(d.max_positions) + ".", "Lower seq, or extend the context (rope scaling) and fine-tune for it.");
+  const int64_t total = m.parameter_count();
+  if (!d.tied_embeddings && d.vocab > 0 && total < 1000000000 && !d.encoder_only &&
+      double(d.vocab * d.hidden) > 0.2 * double(total))
+    add("untied-head-small-model", "info", "The LM head is untied and holds " +
+        num(int64_t(100.0 * double(d.vocab * d.hidden) / double(total))) + "% of the parameters of this small model.",
+        "Tie the head to the embedding (tie_word_embeddings: true) to save " + num(d.vocab * d.hidden) + " parameters.");
+  if (d.vocab > 0 && double(d.vocab * d.hidden) > 0.3 * double(total))
+    add("embedding-dominated", "info", "The embedding holds over 30% of the parameters: the logits term dominates "
+        "training memory at long context.", "Use a chunked/fused cross-entropy (e.g. Liger kernel) to avoid materialising fp32 logits.");
+  if (d.layers >= 12 && !depth_scaled_init(m.family))
+    add("residual-init-not-depth-scaled", "info", "At " + num(d.layers) + " layers, residual outputs add up; this family's "
+        "initialisation does not scale residual projections by depth.", "When training from scratch, init residual output "
+        "projections with std = initializer_range / sqrt(2 × layers).");
+  if (d.initializer_range > 0.05)
+    add("large-init-range", "warning", "initializer_range " + std::to_string(d.initializer_range) + " is large for a transformer.",
+        "Use about 0.02 (or 1/sqrt(hidden)).");
+  if (d.experts > 0 && d.experts_per_token > d.experts)
+    add("top-k-exceeds-experts", "error", "experts_per_token " + num(d.experts_per_token) + " exceeds the expert count " +
+        num(d.experts) + ".", "Lower num_experts_per_tok.");
+  if (opt.precision == Precision::fp16_mixed && cfg.string_or("torch_dtype", "") == "bfloat16")
+    add("fp16-on-bf16-model", "warning", "The checkpoint is bfloat16 but the plan trains in fp16: activations can overflow.",
+        "Train in bf16-mixed on cards that support it (A100 and newer).");
+  if (!cfg.has("pad_token_id") && opt.mode != Mode::serve && opt.batch > 1)
+    add("no-pad-token", "info", "The config has no pad_token_id; batched fine-tuning needs one.",
+        "Set tokenizer.pad_token = tokenizer.eos_token (and model.config.pad_token_id).");
+  if (opt.attention == Attention::eager && seq >= 4096)
+    add("eager-attention-long-context", "warning", "Eager attention stores a heads × seq² score matrix per layer; at " +
+        num(seq) + " tokens it dominates activation memory.", "Use attn_implementation=\"sdpa\" or \"flash_attention_2\".");
+  return out;
+}
+
+}  // namespace cardfit

@@ -1,0 +1,25 @@
+// Findings about the architecture and the plan: each with a stable id, a severity, an
+// explanation and a fix. Includes a real shape check of the whole graph ("will it forward-pass").
+#pragma once
+#include <string>
+#include <vector>
+
+#include "../config.hpp"
+#include "../model.hpp"
+#include "options.hpp"
+
+namespace cardfit {
+
+struct Finding {
+  std::string id;        // "vocab-not-multiple-of-64"
+  std::string severity;  // "error", "warning", "info"
+  std::string message;
+  std::string fix;
+};
+
+/// The shape walk: empty when every node's input width matches what feeds it.
+std::vector<std::string> shape_errors(const Model& model);
+
+std::vector<Finding> run_checks(const Config& cfg, const Model& model, const Options& opt, int64_t seq);
+
+}  // namespace cardfit

@@ -1,0 +1,176 @@
+// Model + Plan → the JSON report. Field names are a contract (DESIGN.md); add, never rename.
+#include <nlohmann/json.hpp>
+
+#include "../plan/graph_costs.hpp"
+#include "report.hpp"
+
+namespace cardfit {
+using nlohmann::json;
+
+namespace {
+json memory_json(const MemoryPlan& p) {
+  json comps = json::object();
+  for (const auto& c : p.components) comps[c.id] = c.bytes;
+  json labels = json::object();
+  for (const auto& c : p.components) labels[c.id] = c.label;
+  json phases = json::object();
+  for (const auto& ph : p.phases) phases[ph.name] = ph.bytes;
+  return {{"mode", mode_name(p.mode)}, {"batch", p.batch}, {"seq", p.seq}, {"peak_bytes", p.peak_bytes},
+          {"reserved_bytes", p.reserved_bytes}, {"peak_phase", p.peak_phase}, {"components", comps},
+          {"component_labels", labels}, {"phases", phases}, {"trainable_params", p.trainable_params}};
+}
+
+json split_json(const Split& s) {
+  return {{"strategy", s.strategy}, {"cards", s.cards}, {"stage_blocks", s.stage_layers},
+          {"per_card_bytes", s.per_card_bytes}};
+}
+
+json cost_row_json(const CostRow& r) {
+  return {{"card", r.card ? r.card->id : ""}, {"mode", mode_name(r.mode)}, {"cards", r.cards},
+          {"hours", r.hours}, {"usd", r.usd}, {"fits", r.fits}};
+}
+
+// Blocks with the same structure (op, widths, params, attention window) fold into one entry.
+std::string signature(const Block& b) {
+  std::string s = b.kind;
+  for (const auto& n : b.nodes)
+    s += "|" + std::string(op_name(n.op)) + n.detail + ":" + std::to_string(n.in) + ">" + std::to_string(n.out) + "#" +
+         std::to_string(n.params) + "w" + std::to_string(n.attn.window);
+  return s;
+}
+
+std::string leaf(const std::string& block_name, const std::string& node_name) {
+  return node_name.rfind(block_name + ".", 0) == 0 ? node_name.substr(block_name.size() + 1) : node_name;
+}
+}  // namespace
+
+json graph_json(const Model& m, int64_t batch, int64_t seq, const Options& opt) {
+  const StepShape s{batch, seq, opt.precision, opt.attention, opt.mode != Mode::full};
+  const double tokens = double(batch) * double(seq);
+  json nodes = json::array(), blocks = json::array();
+  std::string last_sig;
+  for (size_t bi = 0; bi < m.blocks.size(); ++bi) {
+    const Block& b = m.blocks[bi];
+    json bnodes = json::array();
+    for (const auto& n : b.nodes) {
+      json node = {{"name", n.name}, {"op", op_name(n.op)}, {"detail", n.detail}, {"block", bi},
+                   {"out_shape", {batch, seq, n.out}}, {"params", n.params},
+                   {"flops_per_token", forward_flops(n, s) / tokens}, {"saved_bytes", saved_bytes(n, s)}};
+      if (n.experts > 1) node["experts"] = {{"stored", n.experts}, {"active", n.active}};
+      if (n.op == Op::attention)
+        node["attention"] = {{"heads", n.attn.heads}, {"kv_heads", n.attn.kv_heads}, {"head_dim", n.attn.head_dim},
+                             {"window", n.attn.window}, {"causal", n.attn.causal}, {"cross", n.attn.cross}};
+      nodes.push_back(node);
+      json folded = node;
+      folded["name"] = leaf(b.name, n.name);
+      bnodes.push_back(folded);
+    }
+    const std::string sig = signature(b);
+    if (!blocks.empty() && sig == last_sig) {
+      json& prev = blocks.back();
+      prev["repeat"] = prev["repeat"].get<int64_t>() + 1;
+      prev["last"] = b.name;
+      continue;
+    }
+    last_sig = sig;
+    int64_t params = 0;
+    for (const auto& n : b.nodes) params += n.params;
+    blocks.push_back({{"name", b.name}, {"first", b.name}, {"last", b.name}, {"kind", b.kind}, {"repeat", 1},
+                      {"params", params}, {"nodes", bnodes}});
+  }
+  return {{"batch", batch}, {"seq", seq}, {"node_count", nodes.size()}, {"nodes", nodes}, {"blocks", blocks}};
+}
+
+json report_json(const ReportInput& in) {
+  const Model& m = in.model;
+  const Plan& p = in.plan;
+  json r;
+  r["ok"] = true;
+  r["schema"] = kReportSchema;
+
+  const Dims& d = m.dims;
+  r["model"] = {{"model_type", m.model_type}, {"family", m.family}, {"approximate", m.approximate},
+                {"notes", m.notes},
+                {"dims", {{"hidden", d.hidden}, {"layers", d.layers}, {"heads", d.heads}, {"kv_heads", d.kv_heads},
+                          {"head_dim", d.head_dim}, {"intermediate", d.intermediate}, {"vocab", d.vocab},
+                          {"max_positions", d.max_positions}, {"experts", d.experts},
+                          {"experts_per_token", d.experts_per_token}, {"sliding_window", d.sliding_window},
+                          {"tied_embeddings", d.tied_embeddings}, {"encoder_decoder", d.encoder_decoder},
+                          {"encoder_only", d.encoder_only}}}};
+
+  json tensors = json::array(), buffers = json::array();
+  json by_role = json::object();
+  for (const auto& t : m.tensors) {
+    tensors.push_back({{"name", t.name}, {"shape", t.shape}, {"count", t.count()}, {"tied", !t.tied_to.empty()},
+                       {"tied_to", t.tied_to}, {"role", role_name(t.role)}, {"layer", t.layer}});
+    if (t.tied_to.empty()) by_role[role_name(t.role)] = by_role.value(role_name(t.role), int64_t(0)) + t.count();
+  }
+  for (const auto& t : m.buffers)
+    buffers.push_back({{"name", t.name}, {"shape", t.shape}, {"count", t.count()}});
+  r["params"] = {{"total", m.parameter_count()}, {"by_role", by_role}, {"tensor_count", m.tensors.size()},
+                 {"tensors", tensors}, {"buffers", buffers}, {"buffers_total", m.buffer_count()}};
+
+  if (in.checkpoint) {
+    const Reconciliation& c = *in.checkpoint;
+    json mism = json::array();
+    for (const auto& x : c.shape_mismatches) mism.push_back({{"name", x.name}, {"expected", x.expected}, {"found", x.found}});
+    r["checkpoint"] = {{"source", c.source}, {"scalars", c.scalars ? json(*c.scalars) : json(nullptr)},
+                       {"total_bytes", c.total_bytes ? json(*c.total_bytes) : json(nullptr)},
+                       {"params", c.params}, {"buffers", c.buffers},
+                       {"unexplained", c.unexplained ? json(*c.unexplained) : json(nullptr)},
+                       {"missing", c.missing}, {"extra", c.extra}, {"shape_mismatches", mism}, {"dtypes", c.dtypes}};
+  } else {
+    r["checkpoint"] = nullptr;
+  }
+
+  r["graph"] = graph_json(m, p.options.batch, p.options.mode == Mode::serve ? p.serve_seq : p.seq, p.options);
+  r["plan"] = memory_json(p.requested);
+  r["plan"]["precision"] = precision_name(p.options.precision);
+  r["plan"]["optimizer"] = optimizer_name(p.options.optimizer);
+  r["plan"]["attention"] = attention_name(p.options.attention);
+  r["plan"]["grad_ckpt"] = p.options.grad_ckpt;
+  r["plan"]["lora_rank"] = p.options.lora_rank;
+  json modes = json::object();
+  for (Mode mode : all_modes) modes[mode_name(mode)] = memory_json(p.modes[int(mode)]);
+  r["modes"] = modes;
+
+  json cards = json::array();
+  for (const auto& row : p.cards) {
+    json mb = json::object(), bl = json::object(), sp = json::object();
+    for (Mode mode : all_modes) {
+      const int i = int(mode);
+      mb[mode_name(mode)] = row.max_batch[i];
+      bl[mode_name(mode)] = row.borderline[i];
+      sp[mode_name(mode)] = row.split[i] ? split_json(*row.split[i]) : json(nullptr);
+    }
+    auto price = row.card->price(p.options);
+    cards.push_back({{"id", row.card->id}, {"name", row.card->name}, {"capacity_bytes", row.card->capacity_bytes},
+                     {"driver_mib", row.card->driver_mib}, {"max_batch", mb}, {"borderline", bl}, {"split", sp},
+                     {"usd_per_gpu_hr", price ? json(*price) : json(nullptr)}});
+  }
+  r["cards"] = cards;
+
+  const Cost& c = p.cost;
+  json rows = json::array();
+  for (const auto& row : c.rows) rows.push_back(cost_row_json(row));
+  r["cost"] = {{"mode", mode_name(p.options.mode == Mode::serve ? Mode::full : p.options.mode)},
+               {"epochs", p.options.epochs}, {"samples", p.options.samples}, {"batch", p.options.cost_batch},
+               {"seq", p.seq}, {"tokens", c.tokens}, {"mfu", c.mfu},
+               {"flops_per_token_forward", c.flops_per_token_forward}, {"flops_per_token_step", c.flops_per_token_step},
+               {"total_flops", c.total_flops}, {"rows", rows},
+               {"priced", c.priced ? cost_row_json(*c.priced) : json(nullptr)},
+               {"cheapest", c.cheapest ? cost_row_json(*c.cheapest) : json(nullptr)}};
+
+  json checks = json::array();
+  for (const auto& f : in.checks)
+    checks.push_back({{"id", f.id}, {"severity", f.severity}, {"message", f.message}, {"fix", f.fix}});
+  r["checks"] = checks;
+
+  json assumptions = json::array();
+  for (const auto& a : p.assumptions)
+    assumptions.push_back({{"id", a.id}, {"text", a.text}, {"option", a.option}, {"value", a.value}, {"source", a.source}});
+  r["assumptions"] = assumptions;
+  return r;
+}
+
+}  // namespace cardfit

@@ -1,0 +1,131 @@
+// The Markdown twin and the headline sentence, both rendered from the report JSON.
+#include <cstdio>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "report.hpp"
+
+namespace cardfit {
+using nlohmann::json;
+
+namespace {
+int64_t i64(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<int64_t>() : 0;
+}
+
+// "fits one T4 16 GB", "2 × H200 (pipeline)", "does not fit on any card of the catalog".
+std::string where_it_fits(const json& r, const char* mode) {
+  for (const auto& c : r["cards"])
+    if (i64(c["max_batch"], mode) > 0)
+      return "fits one " + c["name"].get<std::string>() + (c["borderline"].value(mode, false) ? ", borderline" : "");
+  for (const auto& c : r["cards"]) {  // cards are ordered by capacity: the first cut is on the smallest card
+    const json& s = c["split"][mode];
+    if (!s.is_null())
+      return std::to_string(i64(s, "cards")) + " × " + c["name"].get<std::string>() + ", " +
+             (s["strategy"] == "pipeline" ? "split by layer" : "ZeRO-3 sharded");
+  }
+  return "does not fit on any card of the catalog";
+}
+
+std::string cell(const json& card, const char* mode) {
+  const int64_t b = i64(card["max_batch"], mode);
+  if (b > 0) return "batch " + std::to_string(b) + (card["borderline"].value(mode, false) ? ", borderline" : "");
+  const json& s = card["split"][mode];
+  if (s.is_null()) return "does not fit at batch 1";
+  std::string cut;
+  for (const auto& n : s["stage_blocks"]) cut += (cut.empty() ? "" : " + ") + std::to_string(n.get<int64_t>());
+  return std::to_string(i64(s, "cards")) + " cards at batch 1 (" + s["strategy"].get<std::string>() +
+         (cut.empty() ? "" : ": " + cut + " blocks") + ")";
+}
+
+std::string usd(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "$%.2f", v);
+  return buf;
+}
+}  // namespace
+
+std::string headline(const json& r) {
+  const std::string type = r["model"]["model_type"].get<std::string>();
+  const json& full = r["modes"]["full"];
+  const json& lora = r["modes"]["lora"];
+  std::ostringstream s;
+  s << "Fine-tuning this " << type << " model at batch 1 and " << i64(full, "seq") << " tokens takes about "
+    << format_gb(i64(full, "peak_bytes")) << " of GPU memory for a full fine-tune (" << where_it_fits(r, "full")
+    << "), and " << format_gb(i64(lora, "peak_bytes")) << " with LoRA r=" << i64(r["plan"], "lora_rank")
+    << " on a bf16 base (" << where_it_fits(r, "lora") << ").";
+  return s.str();
+}
+
+std::string report_markdown(const json& r) {
+  std::ostringstream md;
+  const json& m = r["model"];
+  md << "# " << m["model_type"].get<std::string>() << ": GPU memory and cost\n\n";
+  md << r.value("headline", "") << " Estimated from the model's structure; peak = what "
+        "torch.cuda.max_memory_allocated would report, reserved = what the card must hold.\n\n";
+  if (m.value("approximate", false)) md << "> **Approximate:** " << m["notes"].dump() << "\n\n";
+
+  md << "## Parameters\n\n" << format_thousands(i64(r["params"], "total")) << " parameters in "
+     << i64(r["params"], "tensor_count") << " tensors";
+  if (i64(r["params"], "buffers_total") > 0)
+    md << ", plus " << format_thousands(i64(r["params"], "buffers_total")) << " buffer scalars the checkpoint stores";
+  md << ".\n\n";
+  if (!r["checkpoint"].is_null()) {
+    const json& c = r["checkpoint"];
+    md << "Checkpoint (" << c["source"].get<std::string>() << "): ";
+    if (!c["scalars"].is_null()) md << format_thousands(c["scalars"].get<int64_t>()) << " scalars = "
+        << format_thousands(i64(c, "params")) << " parameters + " << format_thousands(i64(c, "buffers"))
+        << " buffers + " << format_thousands(c["unexplained"].get<int64_t>()) << " unexplained.";
+    md << " Missing: " << c["missing"].size() << ", extra: " << c["extra"].size() << ", shape mismatches: "
+       << c["shape_mismatches"].size() << ".\n\n";
+  }
+
+  md << "## Memory at batch 1\n\n| Mode | Seq | Peak | Reserved | Peak phase |\n|---|---:|---:|---:|---|\n";
+  for (const char* mode : {"full", "lora", "qlora", "serve"}) {
+    const json& x = r["modes"][mode];
+    md << "| " << mode << " | " << i64(x, "seq") << " | " << format_gb(i64(x, "peak_bytes")) << " | "
+       << format_gb(i64(x, "reserved_bytes")) << " | " << x["peak_phase"].get<std::string>() << " |\n";
+  }
+  const json& p = r["plan"];
+  md << "\n## Requested plan: " << p["mode"].get<std::string>() << ", batch " << i64(p, "batch") << ", "
+     << i64(p, "seq") << " tokens\n\n| Component | Bytes | GB |\n|---|---:|---:|\n";
+  for (const auto& [id, bytes] : p["components"].items())
+    if (bytes.get<int64_t>() > 0)
+      md << "| " << p["component_labels"].value(id, id) << " | " << format_thousands(bytes.get<int64_t>()) << " | "
+         << format_gb(bytes.get<int64_t>()) << " |\n";
+  md << "| **Peak** (" << p["peak_phase"].get<std::string>() << ") | " << format_thousands(i64(p, "peak_bytes"))
+     << " | " << format_gb(i64(p, "peak_bytes")) << " |\n| **Reserved** | " << format_thousands(i64(p, "reserved_bytes"))
+     << " | " << format_gb(i64(p, "reserved_bytes")) << " |\n\n";
+
+  md << "## Largest batch per card\n\n| Card | Full fine-tune | LoRA | QLoRA | Serve |\n|---|---|---|---|---|\n";
+  for (const auto& c : r["cards"])
+    md << "| " << c["name"].get<std::string>() << " | " << cell(c, "full") << " | " << cell(c, "lora") << " | "
+       << cell(c, "qlora") << " | " << cell(c, "serve") << " |\n";
+
+  const json& cost = r["cost"];
+  md << "\n## Cost\n\n" << i64(cost, "epochs") << " epochs × " << i64(cost, "samples") << " samples × "
+     << i64(cost, "seq") << " tokens, MFU " << cost["mfu"].get<double>() << ".";
+  if (!cost["priced"].is_null() && cost["priced"]["fits"].get<bool>())
+    md << " On " << cost["priced"]["card"].get<std::string>() << ": " << usd(cost["priced"]["usd"].get<double>()) << ".";
+  if (!cost["cheapest"].is_null())
+    md << " Cheapest that fits: " << cost["cheapest"]["mode"].get<std::string>() << " on "
+       << i64(cost["cheapest"], "cards") << " × " << cost["cheapest"]["card"].get<std::string>() << ", "
+       << usd(cost["cheapest"]["usd"].get<double>()) << ".";
+  md << "\n\n## Structure\n\n| Block | Repeat | Params | Nodes |\n|---|---:|---:|---:|\n";
+  for (const auto& b : r["graph"]["blocks"])
+    md << "| " << b["first"].get<std::string>() << (i64(b, "repeat") > 1 ? " … " + b["last"].get<std::string>() : "")
+       << " | " << i64(b, "repeat") << " | " << format_thousands(i64(b, "params")) << " | " << b["nodes"].size() << " |\n";
+  md << "\n## Checks\n\n";
+  for (const auto& c : r["checks"])
+    md << "- **" << c["severity"].get<std::string>() << "** `" << c["id"].get<std::string>() << "`: "
+       << c["message"].get<std::string>() << (c["fix"].get<std::string>().empty() ? "" : " Fix: " + c["fix"].get<std::string>()) << "\n";
+  md << "\n## Assumptions\n\n";
+  for (const auto& a : r["assumptions"])
+    md << "- " << a["text"].get<std::string>() << " (" << (a["option"].get<std::string>().empty() ? a["id"].get<std::string>() : "option `" + a["option"].get<std::string>() + "`")
+       << " = " << a["value"].get<std::string>() << ")\n";
+  return md.str();
+}
+
+}  // namespace cardfit

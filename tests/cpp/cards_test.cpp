@@ -1,0 +1,27 @@
+// The card catalog loads and the batch search is exact.
+#include <catch2/catch.hpp>
+
+#include "plan/cards.hpp"
+
+using namespace cardfit;
+
+TEST_CASE("largest_fitting agrees with a linear scan") {
+  for (int64_t limit : {1, 7, 100, 1000})
+    for (int64_t threshold : {0, 1, 2, 5, 63, 64, 65, 999, 5000}) {
+      auto fits = [&](int64_t b) { return b <= threshold; };
+      CHECK(largest_fitting(fits, limit) == std::min(threshold, limit));
+    }
+}
+
+TEST_CASE("the embedded catalog has the required cards with capacities and sources") {
+  const Catalog cat = load_catalog();
+  for (const char* id : {"t4", "l4", "a10g", "rtx4090", "a100-40gb", "a100-80gb", "h100-sxm", "h200", "b200", "mi300x"}) {
+    INFO(id);
+    const Card* c = find_card(cat, id);
+    REQUIRE(c != nullptr);
+    CHECK(c->capacity_bytes > 10'000'000'000LL);
+  }
+  CHECK(find_card(cat, "a100-80gb")->driver_mib == 81920);
+  CHECK(cat.mfu > 0);
+  CHECK(cat.overheads.cuda_context_bytes > 0);
+}

@@ -1,0 +1,86 @@
+// tests/js/api.test.mjs: the wasm boundary seen from JS (dist/cardfit.js in Node): the export
+// surface, round trips on real configs, errors as data, and the module staying usable after one.
+// Not a test of the core's arithmetic beyond exact totals (that is tests/cpp).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+
+const require = createRequire(import.meta.url);
+const root = new URL('../../', import.meta.url);
+const { createCardfit, createCardfitModule } = require(new URL('dist/cardfit.js', root).pathname);
+const examplesDir = new URL('web/examples/', root);
+const examples = JSON.parse(readFileSync(new URL('examples.json', examplesDir), 'utf8'))
+  .map((x) => ({ ...x, text: readFileSync(new URL(x.file, examplesDir), 'utf8') }));
+const gpt2 = examples[0].text;
+const cardfit = await createCardfit();
+
+test('the public API is exactly {schema, plan}', () => {
+  assert.deepEqual(Object.keys(cardfit).sort(), ['plan', 'schema']);
+  assert.equal(cardfit.schema, 'cardfit.report/1');
+  assert.ok(Object.isFrozen(cardfit));
+});
+
+test('the raw module binds handle and schema and exports no runtime helpers', async () => {
+  const raw = await createCardfitModule();
+  assert.equal(typeof raw.handle, 'function');
+  assert.equal(typeof raw.schema, 'function');
+  for (const name of ['setValue', 'getValue', 'ccall', 'cwrap', 'FS', 'UTF8ToString', 'stringToUTF8', 'addFunction', 'allocate']) {
+    assert.equal(raw[name], undefined, `${name} must not be exported`);
+  }
+  // Emscripten 3.1.6 puts every wasm export (_malloc and _free among them, which Embind's own
+  // string passing needs) on the raw module; the public API above never hands that module out.
+  assert.equal(JSON.parse(raw.handle(gpt2, '{}')).ok, true);
+});
+
+for (const x of examples) {
+  test(`${x.id}: params.total is ${x.params_total}`, () => {
+    const report = cardfit.plan(x.text, {});
+    assert.equal(report.ok, true, JSON.stringify(report.error));
+    assert.equal(report.schema, cardfit.schema);
+    assert.equal(report.params.total, x.params_total);
+  });
+}
+
+test('options travel to the core by their snake_case names', () => {
+  const report = cardfit.plan(gpt2, { mode: 'lora', batch: 3, seq: 256, lora_rank: 8 });
+  assert.equal(report.ok, true, JSON.stringify(report.error));
+  assert.deepEqual([report.plan.mode, report.plan.batch, report.plan.seq], ['lora', 3, 256]);
+});
+
+test('malformed JSON is an error object with a code, not an abort', () => {
+  const report = cardfit.plan('{"model_type": "gpt2",', {});
+  assert.equal(report.ok, false);
+  assert.match(report.error.code, /^[a-z_]+\.[a-z_.]+$/);
+  assert.equal(typeof report.error.message, 'string');
+  assert.ok(report.error.message.length > 0);
+  assert.equal(typeof report.error.path, 'string');
+});
+
+test('the module stays usable after errors', () => {
+  for (const bad of ['', '[]', '{"model_type": 7}', '\u0000', '['.repeat(100000)]) {
+    assert.equal(cardfit.plan(bad, {}).ok, false, JSON.stringify(bad.slice(0, 20)));
+  }
+  assert.equal(cardfit.plan(gpt2, { batch: 'many' }).ok, false);
+  assert.equal(cardfit.plan(gpt2, {}).params.total, 124439808);
+});
+
+test('wrong argument types are refused in JS with codes', () => {
+  assert.equal(cardfit.plan(undefined).error.code, 'api.config_not_string');
+  assert.equal(cardfit.plan(gpt2, 'batch=2').error.code, 'api.options_not_object');
+  assert.equal(cardfit.plan(gpt2).ok, true);
+});
+
+test('repeated calls do not grow wasm memory', () => {
+  const grow = WebAssembly.Memory.prototype.grow;
+  let grown = 0;
+  WebAssembly.Memory.prototype.grow = function (...a) { grown++; return grow.apply(this, a); };
+  try {
+    for (let i = 0; i < 3; i++) cardfit.plan(examples[1].text, {});
+    grown = 0;
+    for (let i = 0; i < 50; i++) cardfit.plan(examples[1].text, {});
+  } finally {
+    WebAssembly.Memory.prototype.grow = grow;
+  }
+  assert.equal(grown, 0);
+});

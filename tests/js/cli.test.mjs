@@ -1,0 +1,101 @@
+// tests/js/cli.test.mjs: scripts/cardfit as a user runs it: files, stdin, --json and JSON Lines,
+// exit codes and the error JSON on stderr. Not a test of the report's content (the core's tests).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const examplesDir = join(root, 'web', 'examples');
+const examples = JSON.parse(readFileSync(join(examplesDir, 'examples.json'), 'utf8'))
+  .map((x) => ({ ...x, path: join(examplesDir, x.file) }));
+const [gpt2] = examples;
+
+function cardfit(args, input) {
+  const r = spawnSync(process.execPath, [join(root, 'scripts', 'cardfit'), ...args],
+    { input: input ?? '', encoding: 'utf8', timeout: 30_000 });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+const lines = (text) => text.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+
+test('--json on each example prints its report with the exact total', () => {
+  for (const x of examples) {
+    const r = cardfit(['--json', x.path]);
+    assert.equal(r.code, 0, r.err);
+    const [report] = lines(r.out);
+    assert.equal(report.params.total, x.params_total, x.id);
+  }
+});
+
+test('several configs with --json give JSON Lines, in order', () => {
+  const r = cardfit(['--json', ...examples.map((x) => x.path)]);
+  assert.equal(r.code, 0, r.err);
+  assert.deepEqual(lines(r.out).map((x) => x.params.total), examples.map((x) => x.params_total));
+});
+
+test('- reads the config from standard input; options reach the core', () => {
+  const r = cardfit(['--json', '--mode', 'lora', '--batch=2', '--lora-rank', '8', '-'], readFileSync(gpt2.path, 'utf8'));
+  assert.equal(r.code, 0, r.err);
+  const [report] = lines(r.out);
+  assert.equal(report.params.total, gpt2.params_total);
+  assert.deepEqual([report.plan.mode, report.plan.batch], ['lora', 2]);
+});
+
+test('Markdown is the default output', () => {
+  const r = cardfit([gpt2.path]);
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /124,439,808/);
+  assert.doesNotMatch(r.out, /^\{/);
+});
+
+test('malformed input exits 2 with the core error JSON on stderr', () => {
+  const r = cardfit(['--json', '-'], '{"model_type": "gpt2",');
+  assert.equal(r.code, 2);
+  assert.equal(r.out, '');
+  const [e] = lines(r.err);
+  assert.equal(e.ok, false);
+  assert.match(e.error.code, /^[a-z_]+\.[a-z_.]+$/);
+  assert.equal(e.input, '-');
+});
+
+test('an unknown flag exits 2 with cli.unknown_option', () => {
+  const r = cardfit(['--frobnicate', gpt2.path]);
+  assert.equal(r.code, 2);
+  assert.equal(lines(r.err)[0].error.code, 'cli.unknown_option');
+});
+
+test('an unreadable file exits 2 with cli.file_unreadable; the other configs still print', () => {
+  const r = cardfit(['--json', gpt2.path, join(root, 'no-such-config.json')]);
+  assert.equal(r.code, 2);
+  assert.equal(lines(r.out)[0].params.total, gpt2.params_total);
+  assert.equal(lines(r.err)[0].error.code, 'cli.file_unreadable');
+});
+
+test('--safetensors reads only the header of a .safetensors file', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cardfit-'));
+  const header = Buffer.from(JSON.stringify({
+    __metadata__: { format: 'pt' },
+    'wte.weight': { dtype: 'F32', shape: [2, 3], data_offsets: [0, 24] },
+  }));
+  const file = join(dir, 'model.safetensors');
+  const prefix = Buffer.alloc(8);
+  prefix.writeBigUInt64LE(BigInt(header.length));
+  writeFileSync(file, Buffer.concat([prefix, header, Buffer.alloc(24, 0xff)]));
+  // The header reached the core: it either reconciles its 6 scalars or judges it with a core code.
+  const r = cardfit(['--json', '--safetensors', file, gpt2.path]);
+  if (r.code === 0) assert.equal(lines(r.out)[0].checkpoint.scalars, 6);
+  else assert.match(lines(r.err)[0].error.code, /^(?!cli\.)/, r.err);
+  writeFileSync(file, Buffer.from('not a safetensors file'));
+  const bad = cardfit(['--json', '--safetensors', file, gpt2.path]);
+  assert.equal(bad.code, 2);
+  assert.equal(lines(bad.err)[0].error.code, 'cli.safetensors_invalid');
+});
+
+test('--help prints usage and exits 0', () => {
+  const r = cardfit(['--help']);
+  assert.equal(r.code, 0);
+  assert.match(r.out, /^usage: scripts\/cardfit/);
+});
