@@ -30,7 +30,22 @@ Block& ModelBuilder::current() {
   return model_.blocks.back();
 }
 
+namespace {
+// DeepSeek-V3 has about 91,000 tensors; a config that asks for millions is a typo or an attack,
+// and tracing it would hang the page.
+constexpr size_t kMaxTensors = 300'000;
+}  // namespace
+
 int64_t ModelBuilder::tensor(const std::string& name, Shape shape, Role role, bool linear) {
+  if (model_.tensors.size() >= kMaxTensors)
+    throw Error(ErrorCode::field_range,
+                "The config describes more than " + std::to_string(kMaxTensors) +
+                    " tensors (check num_hidden_layers and the expert counts).",
+                "$");
+  for (int64_t d : shape)
+    if (d <= 0)
+      throw Error(ErrorCode::field_range, "Tensor " + name + " would have a dimension of " + std::to_string(d) +
+                                              ": check the config's sizes.", "$");
   Tensor t{name, std::move(shape), role, layer_, linear, {}};
   int64_t n = t.count();
   model_.tensors.push_back(std::move(t));

@@ -1,6 +1,8 @@
 // The shared layer builders of layers.hpp.
 #include "layers.hpp"
 
+#include <nlohmann/json.hpp>
+
 namespace cardfit {
 
 namespace {
@@ -42,6 +44,14 @@ void learned_positions(ModelBuilder& b, const std::string& name, int64_t positio
 
 void relative_position_bias(ModelBuilder& b, const std::string& name, int64_t buckets, int64_t heads) {
   b.embedding(name, buckets, heads, Role::position_embedding);
+}
+
+int64_t num_labels(const Config& c, int64_t fallback) {
+  if (c.has_object("id2label")) {
+    const auto n = int64_t(c.child("id2label").raw().size());
+    if (n > 0) return n;
+  }
+  return c.positive_or({"num_labels"}, fallback);
 }
 
 }  // namespace cardfit

@@ -6,6 +6,7 @@
 #pragma once
 #include <string>
 
+#include "../config.hpp"
 #include "blocks.hpp"
 
 namespace cardfit {
@@ -50,5 +51,9 @@ void learned_positions(ModelBuilder& b, const std::string& name, int64_t positio
 /// T5's bucketed relative position bias: an embedding of [buckets, heads] (`name.weight`), added
 /// to the attention scores of every layer of its stack (held by the first layer only).
 void relative_position_bias(ModelBuilder& b, const std::string& name, int64_t buckets, int64_t heads);
+
+/// The label count of a classification head: the size of id2label when present (that is how
+/// PretrainedConfig derives num_labels), else num_labels, else `fallback`.
+int64_t num_labels(const Config& c, int64_t fallback);
 
 }  // namespace cardfit

@@ -28,7 +28,8 @@ CostRow row_for(const Plan& plan, const CardRow& r, Mode mode, double flops, dou
   row.fits = r.max_batch[mi] > 0 || r.split[mi].has_value();
   row.cards = r.max_batch[mi] > 0 ? std::max<int64_t>(1, plan.options.gpus) : (r.split[mi] ? r.split[mi]->cards : 0);
   const double tflops = r.card->dense_tflops(plan.options.precision);
-  if (!row.fits || tflops <= 0) return row;
+  if (tflops <= 0) row.fits = false;  // no published throughput: cannot be priced
+  if (!row.fits) return row;
   row.hours = flops / (double(row.cards) * tflops * 1e12 * mfu) / 3600.0;
   if (auto price = r.card->price(plan.options)) row.usd = row.hours * double(row.cards) * *price;
   else row.fits = false;  // unpriced: cannot be the cheapest

@@ -40,8 +40,7 @@ Model bart(const Config& c) {
   require(d % dec.heads == 0, c, "decoder_attention_heads", "d_model must be divisible by decoder_attention_heads.");
   const auto archs = c.has("architectures") ? c.string_list("architectures") : std::vector<std::string>{};
   const bool classify = !archs.empty() && archs.front() == "BartForSequenceClassification";
-  int64_t labels = c.positive_or({"num_labels"}, 3);
-  if (c.has_object("id2label")) labels = int64_t(c.child("id2label").json().size());
+  const int64_t labels = num_labels(c, 3);
 
   b.dims() = Dims{.hidden = d, .layers = enc.layers, .heads = enc.heads, .kv_heads = enc.heads,
                   .head_dim = d / enc.heads, .intermediate = enc.ffn, .vocab = vocab,

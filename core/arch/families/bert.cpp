@@ -30,11 +30,6 @@ struct Heads {
   std::string arch;
 };
 
-int64_t num_labels(const Config& c) {
-  if (c.has_object("id2label")) return int64_t(c.child("id2label").json().size());
-  return c.positive_or({"num_labels"}, 2);
-}
-
 Heads heads_of(const Config& c, bool roberta) {
   Heads h;
   const auto archs = c.has("architectures") ? c.string_list("architectures") : std::vector<std::string>{};
@@ -45,10 +40,10 @@ Heads heads_of(const Config& c, bool roberta) {
     h.nsp = !roberta;
   } else if (ends_with(a, "ForSequenceClassification")) {
     h.pooler = !roberta;
-    h.classifier = num_labels(c);
+    h.classifier = num_labels(c, 2);
     h.classifier_mlp = roberta;
   } else if (ends_with(a, "ForTokenClassification")) {
-    h.token_classifier = num_labels(c);
+    h.token_classifier = num_labels(c, 2);
   } else if (ends_with(a, "ForQuestionAnswering")) {
     h.qa = true;
   } else if (ends_with(a, "ForMultipleChoice")) {

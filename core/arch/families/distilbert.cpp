@@ -28,8 +28,7 @@ Model distilbert(const Config& c) {
   const auto archs = c.has("architectures") ? c.string_list("architectures") : std::vector<std::string>{};
   const std::string arch = archs.empty() ? "DistilBertForMaskedLM" : archs.front();
   auto is = [&](const char* tail) { return arch.find(tail) != std::string::npos; };
-  int64_t labels = c.positive_or({"num_labels"}, 2);
-  if (c.has_object("id2label")) labels = int64_t(c.child("id2label").json().size());
+  const int64_t labels = num_labels(c, 2);
 
   b.dims() = Dims{.hidden = dim, .layers = layers, .heads = heads, .kv_heads = heads,
                   .head_dim = head_dim, .intermediate = hidden_dim, .vocab = vocab,

@@ -47,4 +47,5 @@ Model phi3(const Config& cfg);
 Model nemotron(const Config& cfg);
 Model baichuan(const Config& cfg);   // Baichuan / Baichuan 2 (remote code)
 Model qwen(const Config& cfg);       // the first Qwen (remote code)
+
 }  // namespace cardfit::families
