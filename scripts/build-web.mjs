@@ -36,4 +36,4 @@ const html = read(web('index.html')).replace(/<!-- inline: ([\w.]+) -->/g, (_, n
   return parts[name]();
 });
 writeFileSync(join(root, 'dist', 'index.html'), html);
-console.log(`build-web: dist/index.html ${html.length} bytes (${examples.length} examples)`);
+console.log(`build-web: dist/index.html written (${examples.length} examples)`);

@@ -6,13 +6,20 @@
 var createCardfit = (function (createModule) {
   'use strict';
 
-  function argumentError(code, message) {
-    return { ok: false, error: { code: code, message: message, path: '' } };
+  function failure(code, message, detail) {
+    var error = { code: code, message: message, path: '' };
+    if (detail) error.detail = detail;
+    return { ok: false, error: error };
   }
 
   // createCardfit() -> Promise<{schema, plan(configText, options?)}>
   return function createCardfit() {
     return createModule().then(function (module) {
+      // A wasm trap (a core bug) must not leave a damaged instance behind: the failing call returns
+      // an error, and a fresh instance replaces the old one as soon as it is ready.
+      function restart() {
+        createModule().then(function (fresh) { module = fresh; }, function () {});
+      }
       return Object.freeze({
         // The report schema this build produces, e.g. "cardfit.report/1".
         schema: module.schema(),
@@ -20,12 +27,17 @@ var createCardfit = (function (createModule) {
         // options: {mode, batch, seq, lora_rank, ...} with the names of the CLI (snake_case).
         plan: function plan(configText, options) {
           if (typeof configText !== 'string') {
-            return argumentError('api.config_not_string', 'The config must be given as text (the contents of a config.json).');
+            return failure('api.config_not_string', 'The config must be given as text (the contents of a config.json).');
           }
           if (options !== undefined && (options === null || typeof options !== 'object' || Array.isArray(options))) {
-            return argumentError('api.options_not_object', 'The options must be an object such as {"batch": 4}.');
+            return failure('api.options_not_object', 'The options must be an object such as {"batch": 4}.');
           }
-          return JSON.parse(module.handle(configText, JSON.stringify(options || {})));
+          try {
+            return JSON.parse(module.handle(configText, JSON.stringify(options || {})));
+          } catch (e) {
+            restart();
+            return failure('api.crashed', 'The planner crashed on this input. This is a bug in cardfit: please report the config.', String(e && e.message || e));
+          }
         },
       });
     });

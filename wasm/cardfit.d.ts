@@ -1,23 +1,34 @@
 // wasm/cardfit.d.ts: the types of dist/cardfit.js's JS API (wasm/api.js), copied next to it by the
-// build. Not the report's full schema: only the fields callers rely on (see docs and DESIGN.md).
+// build. Not the report's full schema: only the fields callers rely on (docs/api.md has them all).
 
 /** Options of a plan; the CLI spells the same names with hyphens (--lora-rank = lora_rank). */
 export interface PlanOptions {
   mode?: 'full' | 'lora' | 'qlora' | 'serve';
   batch?: number;
   seq?: number;
+  serve_seq?: number;
   lora_rank?: number;
+  lora_targets?: string[];
   optimizer?: 'adamw' | 'adamw8bit' | 'adafactor' | 'sgd';
   precision?: 'bf16-mixed' | 'fp16-mixed' | 'bf16' | 'fp32';
   grad_ckpt?: boolean;
   attention?: 'sdpa' | 'eager' | 'flash';
+  serve_dtype?: 'bf16' | 'fp8' | 'int8' | 'int4';
+  kv_dtype?: 'bf16' | 'fp8';
   gpus?: number;
+  /** A card id of data/cards.json: the priced card. */
   card?: string;
   checkpoint_total?: number;
   /** The JSON header text of a model.safetensors. */
   safetensors_header?: string;
   /** The text of a model.safetensors.index.json. */
   safetensors_index?: string;
+  epochs?: number;
+  samples?: number;
+  cost_batch?: number;
+  mfu?: number;
+  /** USD per GPU-hour by card id. */
+  prices?: Record<string, number>;
 }
 
 /** An error as data: a stable code, a message for people, the JSON path of the offending field. */
@@ -27,6 +38,8 @@ export interface CardfitError {
   path: string;
   line?: number;
   column?: number;
+  /** Only for api.crashed: what the wasm runtime said. */
+  detail?: string;
 }
 
 export interface Report {

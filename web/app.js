@@ -10,6 +10,7 @@
   const optionsBox = $('#options');
   const errorBox = $('#error');
   const reportBox = $('#report');
+  const announce = $('#announce'); // a short live region: the headline, not the whole report
   const examples = JSON.parse($('#examples').textContent);
   let cardfit = null;
   let timer = 0;
@@ -37,10 +38,11 @@
   function table(caption, head, rows, className) {
     return el('table', { className: className || '' },
       el('caption', null, caption),
-      el('thead', null, el('tr', null, head.map((h) => el('th', { scope: 'col' }, h)))),
+      // A heading written '#Name' heads a numeric (right-aligned) column.
+      el('thead', null, el('tr', null, head.map((h) => el('th', { scope: 'col', className: h[0] === '#' ? 'num' : '' }, h.replace(/^#/, ''))))),
       el('tbody', null, rows));
   }
-  const row = (...cells) => el('tr', null, cells.map((c) => (c instanceof Node ? c : el('td', null, c))));
+  const row = (...cells) => el('tr', null, cells.flat().map((c) => (c instanceof Node ? c : el('td', null, c))));
   const num = (v) => el('td', { className: 'num' }, v);
 
   function section(title, ...body) {
@@ -60,36 +62,53 @@
   function memory(r) {
     const modes = entries(r.modes).map(([name, m]) => row(el('th', { scope: 'row' }, name), num(int(m.batch)), num(int(m.seq)), num(gb(m.peak_bytes)), num(gb(m.reserved_bytes))));
     const plan = r.plan || {};
-    const parts = entries(plan.components).map(([name, bytes]) => row(name, num(gb(bytes))));
+    const labels = plan.component_labels || {};
+    const parts = entries(plan.components).map(([name, bytes]) => row(text(labels[name] || name), num(gb(bytes))));
     return section('Memory',
-      table('Batch-1 summary per mode', ['Mode', 'Batch', 'Tokens', 'Peak allocated', 'Card must hold'], modes),
-      table(`Your plan: ${text(plan.mode)}, batch ${int(plan.batch)}, ${int(plan.seq)} tokens — peak ${gb(plan.peak_bytes)}, card must hold ${gb(plan.reserved_bytes)}`,
-        ['Component', 'Bytes'], parts));
+      table('Batch 1, per mode', ['Mode', '#Batch', '#Tokens', '#Peak allocated', '#Card must hold'], modes),
+      table(`Your plan: ${text(plan.mode)}, batch ${int(plan.batch)}, ${int(plan.seq)} tokens. Peak ${gb(plan.peak_bytes)}` +
+        `${plan.peak_phase ? ` (at ${plan.peak_phase})` : ''}; the card must hold ${gb(plan.reserved_bytes)}.`,
+        ['Component at the peak', '#Memory'], parts));
   }
 
   function cards(r) {
     const modes = ['full', 'lora', 'qlora', 'serve'];
     const fit = (card, mode) => {
       const n = (card.max_batch || {})[mode];
-      const edge = (card.borderline || {})[mode];
-      const cell = isNum(n) ? (n > 0 ? `batch ${int(n)}` : 'does not fit') : DASH;
-      return num(isNum(edge) && edge !== n ? `${cell} (borderline ${int(edge)})` : cell);
+      const split = (card.split || {})[mode];
+      if (!isNum(n)) return num(DASH);
+      if (n > 0) return num(`${int(n)}${(card.borderline || {})[mode] ? ', borderline' : ''}`);
+      return num(split && isNum(split.cards) ? `split: ${split.cards} cards` : 'does not fit');
     };
-    const rows = list(r.cards).map((c) => row(el('th', { scope: 'row' }, text(c.name || c.id)), num(gb(c.capacity_bytes)),
-      modes.map((m) => fit(c, m)), c.split ? text(c.split.summary || c.split) : ''));
-    return section('Cards', table('Largest batch per card', ['Card', 'Usable memory', 'Full', 'LoRA', 'QLoRA', 'Serve', 'Split'], rows));
+    const rows = list(r.cards).map((c) => row(el('th', { scope: 'row' }, text(c.name || c.id)), num(gb(c.capacity_bytes)), modes.map((m) => fit(c, m))));
+    return section('Cards', table('Largest batch per card; a split is a pipeline cut between blocks, where batch 1 does not fit on one card',
+      ['Card', '#Usable memory', '#Full fine-tune', '#LoRA', '#QLoRA', '#Serve'], rows));
+  }
+
+  function cost(r) {
+    const c = r.cost;
+    if (!c || typeof c !== 'object') return null;
+    const names = Object.fromEntries(list(r.cards).map((card) => [card.id, card.name]));
+    const usd = (v) => (isNum(v) ? `$${v.toFixed(2)}` : DASH);
+    const hours = (v) => (isNum(v) ? v.toFixed(1) : DASH);
+    const run = (x) => (x ? `${text(x.mode)} on ${int(x.cards)} × ${text(names[x.card] || x.card)}: ${usd(x.usd)}, ${hours(x.hours)} h` : DASH);
+    const rows = list(c.rows).map((x) => row(el('th', { scope: 'row' }, text(names[x.card] || x.card)), text(x.mode), num(int(x.cards)), num(hours(x.hours)), num(usd(x.usd))));
+    return section('Cost',
+      el('p', null, `${int(c.epochs)} epochs × ${int(c.samples)} samples × ${int(c.seq)} tokens at batch ${int(c.batch)}, MFU ${text(c.mfu)} (roofline estimate).`),
+      el('dl', { className: 'summary' }, el('dt', null, 'Priced on'), el('dd', null, run(c.priced)), el('dt', null, 'Cheapest that fits'), el('dd', null, run(c.cheapest))),
+      table('One training run per card', ['Card', 'Mode', '#Cards', '#Hours', '#Cost'], rows));
   }
 
   function structure(r) {
     const graph = r.graph || {};
-    const nodeRow = (n) => row(text(n.name), text(n.op), shape(n.out_shape), num(int(n.params)), num(int(n.flops_per_token)), num(int(n.saved_bytes)));
+    const nodeRow = (n) => row(text(n.name), n.detail && n.detail !== n.op ? `${text(n.op)} (${n.detail})` : text(n.op), num(shape(n.out_shape)), num(int(n.params)), num(int(n.flops_per_token)), num(int(n.saved_bytes)));
     const blocks = Array.isArray(graph.blocks) ? graph.blocks : [{ name: 'graph', repeat: 1, nodes: graph.nodes }];
     const rows = blocks.map((b) => [
       el('tr', { className: 'block' }, el('th', { scope: 'rowgroup', colSpan: 6 }, text(b.name), isNum(b.repeat) && b.repeat > 1 ? ` × ${b.repeat}` : '')),
       list(b.nodes).map(nodeRow),
     ]);
-    return section('Structure', table(`Blocks at ${int(graph.seq)} tokens (shapes without the batch dimension)`,
-      ['Node', 'Op', 'Output shape', 'Parameters', 'FLOPs / token', 'Saved bytes / token'], rows, 'structure'));
+    return section('Structure', table(`Blocks, folded where repeated, at batch 1 and ${int(graph.seq)} tokens`,
+      ['Node', 'Op', 'Output shape', '#Parameters', '#FLOPs / token', '#Saved bytes / token'], rows, 'structure'));
   }
 
   function checks(r) {
@@ -100,19 +119,17 @@
 
   function assumptions(r) {
     const rows = list(r.assumptions).map((a) => row(text(a.text), text(a.option), text(a.value), text(a.source)));
-    const cost = entries(r.cost).filter(([, v]) => v === null || typeof v !== 'object').map(([k, v]) => row(k, text(v)));
-    return section('Cost and assumptions',
-      cost.length ? table('Cost estimate', ['Quantity', 'Value'], cost) : null,
-      table('Assumptions used', ['Assumption', 'Option', 'Value', 'Source'], rows));
+    return section('Assumptions', table('Every assumption is an option with a default', ['Assumption', 'Option', 'Value', 'Source'], rows));
   }
 
   function render(r, ms) {
     const parts = [el('p', { className: 'headline' }, text(r.headline)), summary(r)];
-    for (const part of [memory, cards, structure, checks, assumptions]) {
+    for (const part of [memory, cards, cost, structure, checks, assumptions]) {
       try { parts.push(part(r)); } catch (e) { parts.push(el('p', { className: 'muted' }, `(${part.name}: not shown, ${e.message})`)); }
     }
     parts.push(el('p', { className: 'muted' }, `${text(r.schema)} · planned in ${ms.toFixed(1)} ms`));
     reportBox.replaceChildren(...parts);
+    announce.textContent = text(r.headline);
   }
 
   function showError(error) {

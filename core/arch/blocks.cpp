@@ -109,6 +109,13 @@ void moe_block(ModelBuilder& b, const MoeSpec& s) {
   for (auto& n : folded) nodes.push_back(std::move(n));
 
   if (s.shared_experts > 0) {
+    // The routed experts' weighted sum is complete before the shared expert runs beside it.
+    Node combine;
+    combine.name = p + s.experts_name + ".combine";
+    combine.op = Op::other;
+    combine.detail = "moe_weighted_sum";
+    combine.in = combine.out = s.hidden;
+    b.node(combine);
     MlpSpec x = s.expert;
     x.prefix = p + s.shared_name;
     x.hidden = s.hidden;

@@ -27,12 +27,13 @@ void residual_layer(ModelBuilder& b, const ResidualLayerSpec& s) {
 }
 
 void parallel_layer(ModelBuilder& b, const ParallelLayerSpec& s) {
+  // Both norms read the layer input x; the graph lists each branch followed by its add into
+  // x + attn + mlp (the MLP does not read x + attn).
   b.norm(s.attn_norm, s.hidden, s.norm);
-  if (!s.mlp_norm.empty()) b.norm(s.mlp_norm, s.hidden, s.norm);
   attention_block(b, s.attn);
-  mlp_block(b, s.mlp);
-  // x + attn + mlp: two adds, no intermediate residual stream between them.
   b.residual(s.prefix + ".residual_attn", s.hidden);
+  if (!s.mlp_norm.empty()) b.norm(s.mlp_norm, s.hidden, s.norm);
+  mlp_block(b, s.mlp);
   b.residual(s.prefix + ".residual_mlp", s.hidden);
 }
 

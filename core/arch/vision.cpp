@@ -195,7 +195,7 @@ Config with_defaults(const Config& cfg, const std::string& defaults_json) {
 }
 
 Config child_or_empty(const Config& cfg, const std::string& key) {
-  if (cfg.has_object(key)) return cfg.child(key);
+  if (cfg.has(key)) return cfg.child(key);  // present but not an object: a coded error
   return Config(std::make_shared<const nlohmann::json>(nlohmann::json::object()), cfg.path_of(key));
 }
 

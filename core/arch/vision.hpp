@@ -58,7 +58,8 @@ void append_model(ModelBuilder& b, const Model& sub, const std::string& prefix, 
 /// `cfg`'s object with `defaults` filled in where a key is absent or null, as a config class's
 /// constructor does; the result reports paths under cfg.path(). An absent object gives the defaults.
 Config with_defaults(const Config& cfg, const std::string& defaults_json);
-/// `cfg.child(key)` when it is an object, else an empty object reporting the path $.key.
+/// `cfg.child(key)` when present (an error unless it is an object), else an empty object reporting
+/// the path $.key, for sub-configs whose absence means the class defaults.
 Config child_or_empty(const Config& cfg, const std::string& key);
 
 }  // namespace cardfit

@@ -106,9 +106,10 @@ std::optional<Reconciliation> reconcile(const Model& m, const Options& opt) {
     r.dtypes.assign(dtypes.begin(), dtypes.end());
     std::function<void(const Tensor&, const FileTensor&)> match = [&](const Tensor& t, const FileTensor& f) {
       if (f.shape != t.shape) r.shape_mismatches.push_back({t.name, t.shape, f.shape, f.dtype});
+      // A tied tensor stored again is a copy of parameters already counted, not unexplained.
+      else if (!t.tied_to.empty()) r.tied_copies = checked_add(r.tied_copies, numel(f.shape));
     };
     diff_names(m, file, r, match);
-    // Tied tensors absent from the file are fine; present ones count as scalars of the file.
   } else if (!opt.safetensors_index.empty()) {
     r.source = "safetensors_index";
     const json j = parse_or_throw(opt.safetensors_index, "safetensors_index");
@@ -127,7 +128,7 @@ std::optional<Reconciliation> reconcile(const Model& m, const Options& opt) {
   } else {
     return std::nullopt;
   }
-  if (r.scalars) r.unexplained = *r.scalars - r.params - r.buffers;
+  if (r.scalars) r.unexplained = *r.scalars - r.params - r.buffers - r.tied_copies;
   return r;
 }
 

@@ -21,7 +21,8 @@ struct Reconciliation {
   std::optional<int64_t> scalars;  // scalars in the file(s)
   std::optional<int64_t> total_bytes;  // index.json metadata.total_size
   int64_t params = 0, buffers = 0;
-  std::optional<int64_t> unexplained;  // scalars - params - buffers
+  int64_t tied_copies = 0;             // scalars of tied tensors the file stores again (Falcon's lm_head)
+  std::optional<int64_t> unexplained;  // scalars - params - buffers - tied_copies
   std::vector<std::string> missing;    // traced, not in the file
   std::vector<std::string> extra;      // in the file, not traced
   std::vector<TensorMismatch> shape_mismatches;

@@ -46,7 +46,8 @@ std::vector<std::string> shape_errors(const Model& m) {
           produced += n.out;
           break;
         case Op::residual_add:
-          if (hidden > 0 && n.out != hidden) fail("residual width " + num(n.out) + " differs from hidden " + num(hidden));
+          // Vision-tower blocks keep their own width (the projector maps it to the text model's).
+          if (hidden > 0 && n.out != hidden && b.kind.rfind("vision", 0) != 0) fail("residual width " + num(n.out) + " differs from hidden " + num(hidden));
           produced = 0;
           break;
         case Op::norm:

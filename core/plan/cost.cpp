@@ -1,38 +1,95 @@
-// Training FLOPs per token: forward + backward (2× forward for inputs and weights in a full
-// fine-tune; LoRA skips the frozen weights' gradients, about 1×); checkpointing adds a forward.
+// Training FLOPs from the graph, and time and dollars per card: hours = FLOPs × card-hours factor
+// / (cards × dense peak × MFU); dollars = hours × cards × price. A card without a published dense
+// peak or price is not priced (and never the cheapest), whether or not it fits.
 #include "cost.hpp"
 
 #include "graph_costs.hpp"
 
 namespace cardfit {
 
-double forward_flops_per_token(const Model& m, int64_t seq, Precision precision) {
-  StepShape s{1, seq, precision, Attention::sdpa, false};
-  double f = 0;
-  for (const auto& b : m.blocks)
-    for (const auto& n : b.nodes) f += forward_flops(n, s);
-  return f / double(seq);
+namespace {
+// FLOPs per sample of each op, split by how a training step treats them.
+struct Flops {
+  double linear_frozen = 0;    // frozen base linears/heads (LoRA): forward + input gradient
+  double linear_trained = 0;   // trainable linears: forward + input + weight gradients
+  double attention = 0;        // score and value products: forward + 2× backward
+  double adapters = 0;         // LoRA A and B: forward + input + weight gradients
+  double recompute = 0;        // forward of checkpointed blocks (recomputed in backward)
+  double forward = 0;
+  double tokens = 0;           // tokens per sample (encoder side)
+};
+
+Flops count(const Model& m, const Options& opt, Mode mode, int64_t seq) {
+  Flops f;
+  const int64_t dseq = opt.decoder_seq > 0 ? opt.decoder_seq : seq;
+  const bool full = mode == Mode::full;
+  f.tokens = double(seq);
+  for (size_t bi = 0; bi < m.blocks.size(); ++bi) {
+    const Block& b = m.blocks[bi];
+    const double t = double(block_tokens(m, bi, seq, dseq));
+    double block_forward = 0;
+    for (const auto& n : b.nodes) {
+      const double fl = forward_flops_per_token(n, n.op == Op::attention && n.attn.cross ? seq : int64_t(t)) * t;
+      block_forward += fl;
+      if (n.op == Op::attention) {
+        f.attention += fl;
+      } else if (fl > 0) {
+        if (full || is_saved_module(n, opt)) f.linear_trained += fl;
+        else f.linear_frozen += fl;
+      }
+      if (!full && is_lora_target(n, opt)) {
+        const double a = 2.0 * double(opt.lora_rank) * double(n.in + n.out) * double(n.active) * t;
+        f.adapters += a;
+        block_forward += a;
+      }
+    }
+    f.forward += block_forward;
+    if (opt.grad_ckpt && b.layer >= 0) f.recompute += block_forward;
+  }
+  return f;
+}
+}  // namespace
+
+double forward_flops_per_token(const Model& m, int64_t seq, int64_t decoder_seq) {
+  Options o;
+  o.decoder_seq = decoder_seq;
+  const Flops f = count(m, o, Mode::full, seq);
+  return f.forward / f.tokens;
+}
+
+double step_flops_per_token(const Model& m, const Options& opt, Mode mode, int64_t seq) {
+  const Flops f = count(m, opt, mode, seq);
+  const double step = 3.0 * f.linear_trained + 2.0 * f.linear_frozen + 3.0 * f.attention + 3.0 * f.adapters + f.recompute;
+  return step / f.tokens;
 }
 
 namespace {
-double step_multiplier(Mode mode, bool grad_ckpt) {
-  const double base = mode == Mode::full ? 3.0 : 2.0;  // fwd + bwd(inputs) [+ bwd(weights)]
-  return base + (grad_ckpt ? 1.0 : 0.0);
-}
-
 CostRow row_for(const Plan& plan, const CardRow& r, Mode mode, double flops, double mfu) {
   CostRow row;
   row.card = r.card;
   row.mode = mode;
   const int mi = int(mode);
   row.fits = r.max_batch[mi] > 0 || r.split[mi].has_value();
-  row.cards = r.max_batch[mi] > 0 ? std::max<int64_t>(1, plan.options.gpus) : (r.split[mi] ? r.split[mi]->cards : 0);
+  if (!row.fits) {
+    row.cards = 0;
+    return row;
+  }
+  double factor = 1;
+  if (r.max_batch[mi] > 0) {
+    row.cards = std::max<int64_t>(1, plan.options.gpus);
+    row.strategy = "single";
+  } else {
+    row.cards = r.split[mi]->cards;
+    row.strategy = r.split[mi]->strategy;
+    factor = r.split[mi]->card_hours;
+  }
   const double tflops = r.card->dense_tflops(plan.options.precision);
-  if (tflops <= 0) row.fits = false;  // no published throughput: cannot be priced
-  if (!row.fits) return row;
-  row.hours = flops / (double(row.cards) * tflops * 1e12 * mfu) / 3600.0;
-  if (auto price = r.card->price(plan.options)) row.usd = row.hours * double(row.cards) * *price;
-  else row.fits = false;  // unpriced: cannot be the cheapest
+  const auto price = r.card->price(plan.options);
+  if (tflops <= 0) return row;  // no published throughput: not priced
+  row.hours = flops * factor / (double(row.cards) * tflops * 1e12 * mfu) / 3600.0;
+  if (!price) return row;        // no price: hours only
+  row.usd = row.hours * double(row.cards) * *price;
+  row.priced = true;
   return row;
 }
 }  // namespace
@@ -42,19 +99,21 @@ void cost_plan(const Model& m, const Catalog& cat, Plan& plan) {
   const Options& o = plan.options;
   const Mode mode = o.mode == Mode::serve ? Mode::full : o.mode;
   c.mfu = o.mfu.value_or(cat.mfu);
-  c.flops_per_token_forward = forward_flops_per_token(m, plan.seq, o.precision);
-  c.flops_per_token_step = c.flops_per_token_forward * step_multiplier(mode, o.grad_ckpt);
+  c.flops_per_token_forward = forward_flops_per_token(m, plan.seq, o.decoder_seq);
+  c.flops_per_token_step = step_flops_per_token(m, o, mode, plan.seq);
   c.tokens = double(o.epochs) * double(o.samples) * double(plan.seq);
   c.total_flops = c.flops_per_token_step * c.tokens;
+  double mode_flops[3];
+  for (Mode alt : {Mode::full, Mode::lora, Mode::qlora})
+    mode_flops[int(alt)] = step_flops_per_token(m, o, alt, plan.seq) * c.tokens;
   const std::string priced = o.card.empty() ? cat.priced_card : o.card;
   for (const auto& r : plan.cards) {
     CostRow row = row_for(plan, r, mode, c.total_flops, c.mfu);
     c.rows.push_back(row);
     if (r.card->id == priced) c.priced = row;
     for (Mode alt : {Mode::full, Mode::lora, Mode::qlora}) {
-      const double flops = c.flops_per_token_forward * step_multiplier(alt, o.grad_ckpt) * c.tokens;
-      CostRow candidate = row_for(plan, r, alt, flops, c.mfu);
-      if (candidate.fits && (!c.cheapest || candidate.usd < c.cheapest->usd)) c.cheapest = candidate;
+      CostRow candidate = row_for(plan, r, alt, mode_flops[int(alt)], c.mfu);
+      if (candidate.fits && candidate.priced && (!c.cheapest || candidate.usd < c.cheapest->usd)) c.cheapest = candidate;
     }
   }
 }

@@ -4,8 +4,14 @@
 
 namespace cardfit {
 
-/// Forward FLOPs per token of the whole model at `seq` (attention with causal masking).
-double forward_flops_per_token(const Model& model, int64_t seq, Precision precision);
+/// Forward FLOPs per token of the whole model at `seq` (attention with causal masking; an
+/// encoder-decoder's decoder runs `decoder_seq` tokens, 0 = seq).
+double forward_flops_per_token(const Model& model, int64_t seq, int64_t decoder_seq = 0);
+
+/// Training-step FLOPs per token in `mode`: full = forward + input gradients + weight gradients;
+/// LoRA/QLoRA skip the frozen weights' gradients (the adapters add their own three passes);
+/// gradient checkpointing adds one more forward of the checkpointed blocks.
+double step_flops_per_token(const Model& model, const Options& opt, Mode mode, int64_t seq);
 
 /// Fills plan.cost from plan.cards (which must already be solved).
 void cost_plan(const Model& model, const Catalog& catalog, Plan& plan);

@@ -1,34 +1,78 @@
-// Per-node arithmetic over the traced graph: forward FLOPs and the bytes autograd saves for
-// backward, at a given batch, sequence length and precision. Not the memory plan itself.
+// Per-node and per-block arithmetic over the traced graph: forward FLOPs, and the bytes PyTorch's
+// autograd keeps from the forward of each op until its backward (which tensors, in which dtype,
+// under torch.autocast), plus each block's transient working set. Not the memory plan itself
+// (memory.hpp walks the phases of the step over these numbers). Every rule: docs/memory-model.md.
 #pragma once
 #include <cstdint>
+#include <vector>
 
 #include "../model.hpp"
 #include "options.hpp"
 
 namespace cardfit {
 
-struct StepShape {
-  int64_t batch = 1, seq = 512;
-  Precision precision = Precision::bf16_mixed;
+/// Bytes of one element of the compute dtype (bf16/fp16 under autocast, fp32 otherwise).
+int64_t compute_bytes(Precision p);
+
+/// Dropout probabilities of the model: the option if given, else the model type's published
+/// default (GPT-2, BERT, T5, BART, OPT, GPT-BigCode: 0.1; modern decoders: 0).
+struct Dropouts {
+  double hidden = 0, attention = 0, activation = 0, embedding = 0;
+};
+Dropouts model_dropouts(const Model& m, const Options& opt);
+
+/// How the tensors of one training (or serving) step are typed and which weights train.
+struct StepSetup {
+  Mode mode = Mode::full;
+  bool train = true;          // false: serving (no_grad, nothing saved)
+  bool autocast = true;       // torch.autocast active (mixed precision; pure bf16 under Trainer --bf16)
+  int compute = 2;            // bytes of the dtype matmuls run in
+  int master = 4;             // bytes of a trainable full-fine-tune weight (and its gradient)
+  int base = 2;               // bytes of frozen 16/32-bit weights (LoRA base; QLoRA non-quantized)
+  int stream = 4;             // bytes of the embedding output and the residual stream
+  int norm_param = 4;         // bytes of the norm weights
+  bool train_base = true;     // full fine-tune: every weight trains
+  bool quantized = false;     // QLoRA: linear weights quantized
+  QuantKind quant = QuantKind::nf4;
+  bool lora = false;
+  int64_t lora_rank = 16;
+  double lora_dropout = 0;
+  bool grad_ckpt = false;
   Attention attention = Attention::sdpa;
-  bool frozen_base = false;  // LoRA/QLoRA: base weights need no gradient
+  Dropouts dropout;
+  const Options* options = nullptr;
+};
+StepSetup make_setup(const Model& m, const Options& opt, Mode mode);
+
+/// Whether PEFT's LoRA wraps this node (the options' target names, else the node's default).
+bool is_lora_target(const Node& n, const Options& opt);
+/// Whether the node is in PEFT modules_to_save (a trainable full copy of it).
+bool is_saved_module(const Node& n, const Options& opt);
+/// Whether QLoRA quantizes this node's weight (an nn.Linear that is not the head).
+bool is_quantized_linear(const Node& n);
+
+/// Tokens each sample runs through a block: the encoder length, or for the decoder half of an
+/// encoder-decoder model the target length.
+int64_t block_tokens(const Model& m, size_t block, int64_t seq, int64_t decoder_seq);
+
+/// Forward FLOPs of `node` per token at context `seq` (multiply-add = 2 FLOPs; causal attention
+/// counts only the unmasked half; sliding windows limit the span; MoE counts the active experts).
+double forward_flops_per_token(const Node& node, int64_t seq);
+
+/// One block, per sample (batch 1), in bytes.
+struct BlockCost {
+  int64_t saved = 0;        // kept by autograd from the forward until the block's backward
+  int64_t fixed = 0;        // batch-independent tensors kept as long (GPTQ's dequantized weights,
+                            // the 16-bit cast of a frozen fp32 head)
+  int64_t input = 0;        // the block's input (what gradient checkpointing keeps)
+  int64_t forward = 0;      // working set of its forward beyond what is saved
+  int64_t backward = 0;     // gradients in flight during its backward
+  int64_t largest_weight = 0;  // elements of the largest linear weight (dequantization buffers)
+  std::vector<int64_t> node_saved;  // saved bytes attributed to each node (graph display)
 };
 
-/// Bytes of one element of the compute dtype (bf16/fp16 under autocast, else the weight dtype).
-int64_t compute_bytes(Precision p);
-/// Bytes of one element of the residual stream (fp32 under autocast: the embedding output and the
-/// residual adds stay in the master dtype).
-int64_t residual_bytes(Precision p);
-
-/// Forward FLOPs of `node` for the whole batch × seq (multiply-add = 2 FLOPs; causal attention
-/// counts only the unmasked half; sliding windows limit the span).
-double forward_flops(const Node& node, const StepShape& s);
-
-/// Bytes that autograd keeps from the forward of `node` until its backward.
-int64_t saved_bytes(const Node& node, const StepShape& s);
-
-/// Sum of saved_bytes over a block's nodes.
-int64_t block_saved_bytes(const Block& block, const StepShape& s);
+/// Walks one block's ops in order, tracking each tensor's dtype and identity (q/k/v share their
+/// input unless autocast casts it separately for each), and returns what it saves and needs.
+BlockCost block_cost(const Model& m, size_t block, const StepSetup& s, int64_t seq, int64_t decoder_seq);
 
 }  // namespace cardfit

@@ -1,4 +1,7 @@
-// Training and serving memory as a simulation of the phases of a PyTorch step.
+// Training and serving memory as a simulation of the moments of a PyTorch step: every block's
+// forward, the loss, every block's backward in reverse, the optimizer step. At each moment the
+// live bytes are resident state + what autograd keeps + what is in flight; the peak is the
+// largest. Formulas and sources: docs/memory-model.md.
 #include "memory.hpp"
 
 #include <algorithm>
@@ -10,156 +13,547 @@ namespace cardfit {
 
 namespace {
 
-bool is_lora_target(const Node& n, const Options& opt) {
-  if (n.op != Op::linear) return false;
-  if (opt.lora_targets.empty()) return n.lora;
-  const std::string leaf = n.name.substr(n.name.rfind('.') + 1);
-  return std::find(opt.lora_targets.begin(), opt.lora_targets.end(), leaf) != opt.lora_targets.end();
-}
-
-struct ParamSplit {
-  int64_t total = 0;        // all parameters, tied counted once
-  int64_t linear = 0;       // weights of linear layers (quantized by QLoRA, cast by autocast)
-  int64_t head_linear = 0;  // the LM head's weight (tied: the embedding's storage)
-  int64_t big_tensors = 0;  // parameters in tensors of >= 4096 elements (bitsandbytes 8-bit states)
-  int64_t matrix_factored = 0;  // Adafactor's factored second moments (rows + cols per matrix)
-};
-
-ParamSplit split_params(const Model& m) {
-  ParamSplit p;
-  for (const auto& t : m.tensors) {
-    if (t.role == Role::head) p.head_linear = checked_add(p.head_linear, t.count());
-    if (!t.tied_to.empty()) continue;
-    const int64_t n = t.count();
-    p.total = checked_add(p.total, n);
-    if (t.linear && t.role != Role::head) p.linear = checked_add(p.linear, n);
-    if (n >= 4096) p.big_tensors = checked_add(p.big_tensors, n);
-    if (t.shape.size() >= 2) {
-      const int64_t cols = t.shape.back(), rows = n / cols;
-      p.matrix_factored = checked_add(p.matrix_factored, rows + cols);
-    } else {
-      p.matrix_factored = checked_add(p.matrix_factored, n);
-    }
-  }
-  return p;
-}
-
 int64_t mul(int64_t a, int64_t b) { return checked_mul(a, b, "a memory term"); }
 int64_t add(int64_t a, int64_t b) { return checked_add(a, b, "a memory term"); }
 int64_t bytes_of(double x) { return int64_t(std::ceil(x)); }
 
-// Optimizer state bytes for `n` trainable parameters stored in `param_bytes`.
-int64_t optimizer_state_bytes(Optimizer o, const ParamSplit& p, int64_t n, int64_t param_bytes, bool all_params) {
-  switch (o) {
-    case Optimizer::adamw:
-      return mul(n, 2 * param_bytes);
-    case Optimizer::adamw8bit: {
-      // bitsandbytes: 8-bit states (2 per param) with an fp32 absmax per 256-element block for
-      // tensors of at least 4096 elements; smaller tensors keep fp32 states.
-      const int64_t big = all_params ? p.big_tensors : n, small = n - big;
-      return add(add(mul(big, 2), bytes_of(double(big) * 2 * 4 / 256)), mul(small, 8));
-    }
-    case Optimizer::adafactor:
-      return mul(all_params ? p.matrix_factored : n, 4);
-    case Optimizer::sgd:
-      return mul(n, param_bytes);
-  }
-  return 0;
-}
-
-struct Activations {
-  int64_t layers = 0;   // saved by all blocks except the head
-  int64_t one_layer = 0;  // the largest single block (recomputed under checkpointing)
-  int64_t checkpoints = 0;  // block inputs kept under gradient checkpointing
-  int64_t logits_forward = 0, logits_backward = 0;
+enum C {
+  kWeights, kAdapters, kStates, kGrads, kCast, kActs, kCkpt, kRecompute, kLogits, kWork, kOptTemp,
+  kKv, kSsm, kWorkspace, kDdp
 };
 
-Activations activations(const Model& m, const Options& opt, int64_t batch, int64_t seq, bool frozen) {
-  StepShape s{batch, seq, opt.precision, opt.attention, frozen};
-  Activations a;
-  const int64_t tokens = mul(batch, seq);
-  for (const auto& b : m.blocks) {
-    const int64_t saved = block_saved_bytes(b, s);
-    a.layers = add(a.layers, saved);
-    a.one_layer = std::max(a.one_layer, saved);
-    if (b.layer >= 0) a.checkpoints = add(a.checkpoints, mul(tokens, m.dims.hidden * residual_bytes(opt.precision)));
+// cuBLAS/cuBLASLt workspace: PyTorch allocates it through the caching allocator (so
+// max_memory_allocated counts it); CUBLAS_WORKSPACE_CONFIG's default is 32 MiB on Hopper and
+// 8 MiB before (PyTorch docs, "cuBLAS workspaces"). The larger one, once per process.
+constexpr int64_t kLibraryWorkspace = int64_t(32) << 20;
+
+// bitsandbytes' blockwise 8-bit optimizers: tensors of at least 4096 elements keep uint8 states
+// with an fp32 absmax per 256-element block; smaller ones keep fp32 states.
+int64_t adam8bit_state(int64_t n) {
+  if (n < 4096) return mul(n, 8);
+  const int64_t blocks = (n + 255) / 256;
+  return add(mul(n, 2), mul(blocks, 8));
+}
+
+// HF Adafactor (beta1 None): factored fp32 second moments of rows and columns for tensors of 2+
+// dimensions, a full fp32 second moment for vectors.
+int64_t adafactor_state(const Shape& shape) {
+  const int64_t n = numel(shape);
+  if (shape.size() < 2) return mul(n, 4);
+  return mul(add(n / shape.back(), n / shape[shape.size() - 2]), 4);
+}
+
+// One trainable tensor: its shape and the bytes of one element (the gradient and the AdamW /
+// momentum states take the parameter's dtype, as torch.optim does).
+struct Trainable {
+  Shape shape;
+  int bytes = 4;
+};
+
+struct OptimizerCost {
+  int64_t states = 0, temporaries = 0;
+};
+
+// fp32_master: the model runs in 16 bit without autocast (DeepSpeed's fp16/bf16 engines): the
+// optimizer keeps an fp32 master copy and fp32 states of every trainable tensor (its fused Adam
+// needs no temporary) and flattens the 16-bit gradients into fp32 at the step.
+OptimizerCost optimizer_cost(const Options& opt, const std::vector<Trainable>& ts, bool fp32_master) {
+  OptimizerCost c;
+  int64_t largest = 0, sum = 0;
+  if (fp32_master && opt.optimizer != Optimizer::none) {
+    for (const auto& t : ts) {
+      const int64_t n = numel(t.shape);
+      c.states = add(c.states, mul(n, 4));        // master copy
+      c.temporaries = add(c.temporaries, mul(n, 4));  // fp32 gradients at the step
+      switch (opt.optimizer) {
+        case Optimizer::adamw: c.states = add(c.states, mul(n, 8)); break;
+        case Optimizer::adamw8bit: c.states = add(c.states, adam8bit_state(n)); break;
+        case Optimizer::adafactor: c.states = add(c.states, adafactor_state(t.shape)); break;
+        case Optimizer::sgd: c.states = add(c.states, mul(n, 4)); break;
+        case Optimizer::none: break;
+      }
+    }
+    return c;
   }
-  // Logits in the compute dtype, the fp32 upcast and the fp32 log-softmax kept by cross-entropy;
-  // in backward, the fp32 gradient of the log-softmax and of the upcast logits.
-  const int64_t v = mul(tokens, m.dims.vocab);
-  a.logits_forward = add(mul(v, compute_bytes(opt.precision)), mul(v, 8));
-  a.logits_backward = mul(v, 8);
-  return a;
+  for (const auto& t : ts) {
+    const int64_t n = numel(t.shape), b = mul(n, t.bytes);
+    sum = add(sum, b);
+    largest = std::max(largest, n);
+    switch (opt.optimizer) {
+      case Optimizer::adamw: c.states = add(c.states, mul(b, 2)); break;
+      case Optimizer::adamw8bit: c.states = add(c.states, adam8bit_state(n)); break;
+      case Optimizer::adafactor: c.states = add(c.states, adafactor_state(t.shape)); break;
+      case Optimizer::sgd: c.states = add(c.states, b); break;
+      case Optimizer::none: break;
+    }
+  }
+  switch (opt.optimizer) {
+    case Optimizer::adamw:
+      // foreach: torch._foreach_sqrt(exp_avg_sqs) materialises one state-sized list; the
+      // for-loop version one tensor's worth; fused none.
+      if (opt.optimizer_impl == OptimizerImpl::foreach) c.temporaries = sum;
+      else if (opt.optimizer_impl == OptimizerImpl::forloop) c.temporaries = mul(largest, 4);
+      break;
+    case Optimizer::adafactor:
+      // Per parameter: grad², the row×column reconstruction and the scaled update, in fp32.
+      c.temporaries = mul(largest, 12);
+      break;
+    default:
+      break;
+  }
+  return c;
+}
+
+// Quantized storage of `weights` elements of linear layers (bytes), and the label of the base.
+int64_t quantized_bytes(QuantKind q, bool double_quant, int64_t weights, int64_t rows, int64_t in_rows) {
+  const double n = double(weights);
+  switch (q) {
+    case QuantKind::nf4:
+    case QuantKind::fp4:
+      // bitsandbytes 4-bit: two weights per byte, one absmax per 64 weights: fp32, or with double
+      // quantization 8-bit plus an fp32 scale per 256 blocks (QLoRA paper §3).
+      return bytes_of(n / 2 + (double_quant ? n / 64 + n / 64 / 256 * 4 : n / 64 * 4));
+    case QuantKind::int8:
+      // LLM.int8: one byte per weight and an fp32 scale per output row (SCB).
+      return add(weights, mul(rows, 4));
+    case QuantKind::gptq:
+      // GPTQ int4, group 128: packed int32 qweight, fp16 scales and packed zeros per group, and
+      // an int32 g_idx per input row.
+      return add(bytes_of(n / 2 + n / 128 * 2 + n / 128 / 2), mul(in_rows, 4));
+  }
+  return weights;
+}
+
+const char* component_id(int c, Mode mode) {
+  switch (c) {
+    case kWeights: return "weights";
+    case kAdapters: return "adapters";
+    case kStates: return "optimizer_states";
+    case kGrads: return "gradients";
+    case kCast: return "weight_cast_cache";
+    case kActs: return "activations";
+    case kCkpt: return "checkpoints";
+    case kRecompute: return "recompute";
+    case kLogits: return "logits";
+    case kWork: return mode == Mode::serve ? "prefill_working_set" : "working_set";
+    case kOptTemp: return "optimizer_temporaries";
+    case kKv: return "kv_cache";
+    case kSsm: return "ssm_state";
+    case kWorkspace: return "library_workspace";
+    case kDdp: return "ddp_buckets";
+  }
+  return "other";
+}
+
+std::string component_label(int c, Mode mode, const Options& opt) {
+  switch (c) {
+    case kAdapters: return opt.modules_to_save.empty() ? "LoRA adapters" : "LoRA adapters and trainable copies";
+    case kStates: return std::string("Optimizer states (") + optimizer_name(opt.optimizer) + ")";
+    case kGrads: return "Gradients";
+    case kCast: return mode == Mode::full ? "Autocast weight copies" : "Dequantized / cast weights";
+    case kActs: return "Activations saved for backward";
+    case kCkpt: return "Checkpointed block inputs";
+    case kRecompute: return "Recomputed block (checkpointing)";
+    case kLogits: return mode == Mode::serve ? "Last-token logits" : "Logits and loss buffers";
+    case kWork: return mode == Mode::serve ? "Prefill working set" : "Working set (in flight)";
+    case kOptTemp: return "Optimizer temporaries";
+    case kKv: return "KV cache";
+    case kSsm: return "SSM state";
+    case kWorkspace: return "cuBLAS workspace";
+    case kDdp: return "DDP / DeepSpeed gradient buckets";
+  }
+  return "Weights";
+}
+
+int64_t kv_bytes_per_element(const Options& opt) {
+  if (opt.kv_dtype_set) {
+    switch (opt.kv_dtype) {
+      case WeightDtype::fp8: return 1;
+      case WeightDtype::fp32: return 4;
+      default: return 2;
+    }
+  }
+  return opt.serve_dtype == WeightDtype::fp32 ? 4 : 2;
 }
 
 }  // namespace
+
+int64_t allocator_reserve(int64_t peak, double f) {
+  if (f <= 0) return 0;
+  return bytes_of(double(peak) * f / (1 - f));
+}
 
 int64_t lora_parameter_count(const Model& m, const Options& opt) {
   int64_t n = 0;
   for (const auto& b : m.blocks)
     for (const auto& node : b.nodes)
-      if (is_lora_target(node, opt))
-        n = add(n, mul(opt.lora_rank, mul(node.in + node.out, node.experts)));
+      if (is_lora_target(node, opt)) n = add(n, mul(opt.lora_rank, mul(node.in + node.out, node.experts)));
   return n;
 }
 
+void MemoryModel::add_event(Event e) {
+  e.fixed_total = 0;
+  e.per_sample_total = 0;
+  for (int c = 0; c < kComponents; ++c) {
+    e.fixed_total = add(e.fixed_total, e.fixed[c]);
+    e.per_sample_total = add(e.per_sample_total, e.per_sample[c]);
+  }
+  events_.push_back(e);
+}
+
 MemoryModel::MemoryModel(const Model& m, const Options& opt, Mode mode, int64_t seq, const Overheads& ov)
-    : opt_(opt), mode_(mode), seq_(seq), ov_(ov) {
-  const ParamSplit p = split_params(m);
+    : mode_(mode), seq_(seq), ov_(ov) {
+  const StepSetup s = make_setup(m, opt, mode);
+  for (int c = 0; c < kComponents; ++c) labels_[size_t(c)] = component_label(c, mode, opt);
+  const size_t nb = m.blocks.size();
+  const int64_t dseq = opt.decoder_seq > 0 ? opt.decoder_seq : seq;
+  blocks_.assign(nb, BlockMemory{});
+  for (const auto& b : m.blocks) block_names_.push_back(b.name);
+
+  // The vocabulary head (largest Op::head) and where it lives.
+  int head_block = -1;
+  const Node* head = nullptr;
+  for (size_t bi = 0; bi < nb; ++bi)
+    for (const auto& n : m.blocks[bi].nodes)
+      if (n.op == Op::head && n.out >= 1000 && (!head || n.out > head->out)) {
+        head = &n;
+        head_block = int(bi);
+      }
+
+  // ---- Serving ------------------------------------------------------------------------------
   if (mode == Mode::serve) {
-    const double wb = opt.serve_dtype == WeightDtype::bf16 ? 2 : opt.serve_dtype == WeightDtype::int4 ? 0.5 : 1;
-    // int4/int8/fp8 quantize the linear weights (group-wise scales: one fp16 per 128 weights);
-    // embeddings and norms stay in bf16.
-    weights_ = mul(p.total, 2);
-    if (opt.serve_dtype != WeightDtype::bf16)
-      weights_ = add(add(bytes_of(double(p.linear) * wb), mul(p.total - p.linear, 2)), bytes_of(double(p.linear) * 2 / 128));
-    const int64_t kv_elem = opt.kv_dtype == WeightDtype::fp8 ? 1 : 2;
+    phase_names_ = {"prefill", "decode"};
+    const WeightDtype wd = opt.serve_dtype;
+    int64_t w = 0;
+    for (const auto& t : m.tensors) {
+      if (!t.tied_to.empty()) continue;
+      const int64_t n = t.count();
+      const bool q = t.linear && t.role != Role::head;
+      if (wd == WeightDtype::fp32) w = add(w, mul(n, 4));
+      else if (!q || wd == WeightDtype::bf16 || wd == WeightDtype::fp16) w = add(w, mul(n, 2));
+      else if (wd == WeightDtype::fp8) w = add(w, n);  // per-tensor scales: negligible
+      else if (wd == WeightDtype::int8) w = add(w, quantized_bytes(QuantKind::int8, false, n, n / t.shape.back(), 0));
+      else if (wd == WeightDtype::int4) w = add(w, quantized_bytes(QuantKind::gptq, false, n, 0, t.shape.back()));
+      else w = add(w, quantized_bytes(QuantKind::nf4, opt.double_quant, n, 0, 0));
+    }
+    labels_[kWeights] = std::string("Weights (") + weight_dtype_name(wd) + ")";
+    const int64_t kvb = kv_bytes_per_element(opt);
+    int64_t kv = 0;
     for (const auto& b : m.blocks)
       for (const auto& n : b.nodes)
-        if (n.op == Op::attention && n.attn.causal && !n.attn.cross) {
-          const int64_t held = n.attn.window > 0 ? std::min(n.attn.window, seq) : seq;
-          kv_ = add(kv_, mul(held, mul(n.attn.cache_dim, kv_elem)));
+        if (n.op == Op::attention && (n.attn.causal || n.attn.cross)) {
+          const int64_t held = n.attn.cross ? seq : (n.attn.window > 0 ? std::min(n.attn.window, seq) : seq);
+          kv = add(kv, mul(held, mul(n.attn.cache_dim, kvb)));
         }
-    // Prefill: the largest block's transient activations and the last token's fp32 logits.
-    StepShape s{1, seq, Precision::bf16, Attention::sdpa, true};
-    for (const auto& b : m.blocks) working_ = std::max(working_, block_saved_bytes(b, s));
-    working_ = add(working_, mul(m.dims.vocab, 4));
+    kv_ = kv;
+    const Dims& d = m.dims;
+    const int64_t ssm = mul(mul(d.ssm_layers, d.ssm_inner), mul(d.ssm_state + d.ssm_conv_kernel, kvb));
+    // Prefill: the widest block's transient tensors, then the last token's logits (16-bit and
+    // the fp32 copy generate() takes).
+    int64_t work = 0;
+    for (size_t bi = 0; bi < nb; ++bi) {
+      const BlockCost bc = block_cost(m, bi, s, seq, dseq);
+      work = std::max(work, bc.forward);
+      blocks_[bi].acts = 0;
+      blocks_[bi].work = bc.forward;
+    }
+    logits_ = head ? mul(head->out, s.compute + 4) : 0;
+    Event prefill, decode;
+    prefill.phase = 0;
+    prefill.what = "prefill";
+    decode.phase = 1;
+    decode.what = "decode";
+    for (Event* e : {&prefill, &decode}) {
+      e->fixed[kWeights] = w;
+      e->fixed[kWorkspace] = kLibraryWorkspace;
+      e->per_sample[kKv] = kv;
+      e->per_sample[kSsm] = ssm;
+    }
+    prefill.per_sample[kWork] = work;
+    prefill.per_sample[kLogits] = logits_;
+    add_event(prefill);
+    add_event(decode);
+    // Per-block weights for pipeline cuts of a served model.
+    const int64_t total = std::max<int64_t>(1, m.parameter_count());
+    for (size_t bi = 0; bi < nb; ++bi) {
+      int64_t p = 0;
+      for (const auto& n : m.blocks[bi].nodes) p = add(p, n.params);
+      blocks_[bi].weights = blocks_[bi].state = int64_t(double(w) * double(p) / double(total));
+      int64_t block_kv = 0;
+      for (const auto& n : m.blocks[bi].nodes)
+        if (n.op == Op::attention && (n.attn.causal || n.attn.cross)) {
+          const int64_t held = n.attn.cross ? seq : (n.attn.window > 0 ? std::min(n.attn.window, seq) : seq);
+          block_kv = add(block_kv, mul(held, mul(n.attn.cache_dim, kvb)));
+        }
+      blocks_[bi].acts = block_kv;
+    }
     return;
   }
-  const bool mixed = opt.precision == Precision::bf16_mixed || opt.precision == Precision::fp16_mixed;
-  const int64_t master = opt.precision == Precision::bf16 ? 2 : 4;
-  const Activations a = activations(m, opt, 1, seq, mode != Mode::full);
-  int64_t train_bytes = master;
-  if (mode == Mode::full) {
-    weights_ = mul(p.total, master);
-    trainable_ = p.total;
-    if (mixed) cast_cache_ = mul(add(p.linear, p.head_linear), 2);  // autocast's 16-bit weight copies
-  } else {
-    // LoRA: the frozen base in bf16. QLoRA: linear weights in NF4 (0.5 B) with double-quantized
-    // constants (1 B per 64 weights + 4 B per 256 blocks); embeddings, norms and head in bf16.
-    if (mode == Mode::lora) {
-      weights_ = mul(p.total, 2);
-    } else {
-      weights_ = add(add(bytes_of(double(p.linear) * 0.5), bytes_of(double(p.linear) / 64 + double(p.linear) / 64 / 256 * 4)),
-                     mul(p.total - p.linear, 2));
-      int64_t largest = 0;
-      for (const auto& b : m.blocks)
-        for (const auto& n : b.nodes)
-          if (n.op == Op::linear) largest = std::max(largest, mul(n.in, mul(n.out, n.experts)));
-      cast_cache_ = mul(largest, 2);  // one dequantized weight at a time
+
+  // ---- Training ------------------------------------------------------------------------------
+  phase_names_ = {"forward_end", "backward", "optimizer_step"};
+  const bool full = mode == Mode::full;
+  const int c = s.compute;
+  const bool ckpt_all = s.grad_ckpt;
+  const bool cast_cache = full && s.autocast && s.master == 4 && c == 2;
+  const int adapter_bytes = s.autocast ? 4 : s.base;  // PEFT keeps adapters fp32 (autocast_adapter_dtype)
+
+  // Per-block state: weights, adapters, trainable tensors, casts.
+  std::vector<Trainable> trainables;
+  std::vector<int64_t> weights(nb, 0), adapters(nb, 0), grads(nb, 0), casts(nb, 0), dequant(nb, 0);
+  std::vector<std::vector<Trainable>> block_trainables(nb);
+  int64_t quantized_weights = 0;
+  for (size_t bi = 0; bi < nb; ++bi) {
+    for (const auto& n : m.blocks[bi].nodes) {
+      const bool quant = s.quantized && is_quantized_linear(n);
+      const int64_t wel = n.op == Op::linear || n.op == Op::head ? mul(mul(n.in, n.out), n.experts) : 0;
+      if (full) {
+        weights[bi] = add(weights[bi], mul(n.params, s.master));
+      } else if (quant) {
+        const int64_t qw = std::min(wel, n.params);
+        quantized_weights = add(quantized_weights, qw);
+        weights[bi] = add(weights[bi], add(quantized_bytes(s.quant, opt.double_quant, qw, mul(n.out, n.experts),
+                                                           mul(n.in, n.experts)),
+                                           mul(n.params - qw, s.base)));
+      } else {
+        weights[bi] = add(weights[bi], mul(n.params, s.base));
+      }
+      if (full && n.params > 0) {
+        // Trainable tensors, roughly as stored (one matrix per linear, vectors for norms/biases).
+        if (n.op == Op::linear || n.op == Op::head || n.op == Op::router) {
+          const int64_t wl = std::min(wel, n.params);
+          block_trainables[bi].push_back({n.experts > 1 ? Shape{n.experts, n.out, n.in} : Shape{n.out, n.in}, s.master});
+          if (n.params > wl) block_trainables[bi].push_back({Shape{n.params - wl}, s.master});
+          if (wl == 0) block_trainables[bi].back().shape = Shape{n.params};
+        } else if (n.op == Op::embedding || n.op == Op::position_embedding) {
+          block_trainables[bi].push_back({Shape{n.params / std::max<int64_t>(1, n.out), n.out}, s.master});
+        } else {
+          block_trainables[bi].push_back({Shape{n.params}, s.master});
+        }
+      }
+      if (cast_cache && (n.op == Op::linear || n.op == Op::head || n.op == Op::router))
+        casts[bi] = add(casts[bi], mul(mul(mul(n.in, n.out), n.experts), 2));
+      if (!full && s.lora && is_lora_target(n, opt)) {
+        const int64_t e = n.experts;
+        block_trainables[bi].push_back({Shape{e * s.lora_rank, n.in}, adapter_bytes});
+        block_trainables[bi].push_back({Shape{e * n.out, s.lora_rank}, adapter_bytes});
+        const int64_t ap = mul(s.lora_rank, mul(n.in + n.out, e));
+        adapters[bi] = add(adapters[bi], mul(ap, adapter_bytes));
+        if (s.autocast && adapter_bytes == 4 && c == 2) casts[bi] = add(casts[bi], mul(ap, 2));
+      }
+      if (!full && is_saved_module(n, opt)) {
+        // PEFT modules_to_save: a trainable copy of the module, in the base's dtype.
+        const int64_t p = n.op == Op::head ? add(mul(n.in, n.out), n.params > mul(n.in, n.out) ? n.params - mul(n.in, n.out) : 0)
+                                           : n.params;
+        const int bytes = s.quantized ? 2 : s.base;
+        block_trainables[bi].push_back({Shape{p}, bytes});
+        adapters[bi] = add(adapters[bi], mul(p, bytes));
+      }
+      if (quant) {
+        // Dequantized 16-bit weight while one quantized linear runs (GPTQ's dequantize path
+        // also gathers fp16 scales and int zeros per weight).
+        const int64_t per = s.quant == QuantKind::gptq ? 8 : 2;
+        dequant[bi] = std::max(dequant[bi], mul(wel, per));
+      }
     }
-    trainable_ = lora_parameter_count(m, opt);
-    train_bytes = 4;  // PEFT keeps adapters in fp32 under autocast
+    for (const auto& t : block_trainables[bi]) {
+      grads[bi] = add(grads[bi], mul(numel(t.shape), t.bytes));
+      trainables.push_back(t);
+    }
   }
-  adapters_ = mode == Mode::full ? 0 : mul(trainable_, train_bytes);
-  grads_ = mul(trainable_, train_bytes);
-  states_ = optimizer_state_bytes(opt.optimizer, p, trainable_, train_bytes, mode == Mode::full);
-  // torch's foreach AdamW materialises one temporary the size of a state (sqrt of exp_avg_sq).
-  opt_temp_ = opt.optimizer == Optimizer::adamw ? mul(trainable_, train_bytes) : 0;
-  head_grad_ = mode == Mode::full ? mul(p.head_linear, train_bytes) : 0;
-  acts_ = opt.grad_ckpt ? add(a.checkpoints, a.one_layer) : a.layers;
-  logits_fwd_ = a.logits_forward;
-  logits_bwd_ = a.logits_backward;
+  // A tied head: its gradient is allocated when the head's backward runs (before the embedding's).
+  if (full && head && head->params < mul(head->in, head->out)) {
+    const int64_t g = mul(mul(head->in, head->out), s.master);
+    for (size_t bi = 0; bi < nb; ++bi) {
+      bool owner = false;
+      for (const auto& n : m.blocks[bi].nodes)
+        owner = owner || ((n.op == Op::embedding) && n.params == mul(head->in, head->out));
+      if (owner && grads[bi] >= g) {
+        grads[bi] -= g;
+        grads[head_block] = add(grads[head_block], g);
+        break;
+      }
+    }
+  }
+  int64_t total_weights = 0, total_adapters = 0, total_grads = 0;
+  for (size_t bi = 0; bi < nb; ++bi) {
+    total_weights = add(total_weights, weights[bi]);
+    total_adapters = add(total_adapters, adapters[bi]);
+    total_grads = add(total_grads, grads[bi]);
+  }
+  for (const auto& t : trainables) trainable_ = add(trainable_, numel(t.shape));
+  const OptimizerCost oc = optimizer_cost(opt, trainables, !s.autocast && opt.precision != Precision::fp32);
+  labels_[kWeights] = full ? (s.master == 4 ? "Weights (fp32 master)" : "Weights (bf16)")
+                        : mode == Mode::lora ? (s.base == 4 ? "Frozen base (fp32)" : "Frozen base (bf16)")
+                                             : std::string("Frozen base (") + quant_name(s.quant) + ")";
+
+  std::vector<BlockCost> bc(nb);
+  std::vector<bool> ckpt(nb, false);
+  for (size_t bi = 0; bi < nb; ++bi) {
+    bc[bi] = block_cost(m, bi, s, seq, dseq);
+    ckpt[bi] = ckpt_all && m.blocks[bi].layer >= 0;
+  }
+
+  // Logits and loss (transformers >= 4.46: the loss upcasts the 16-bit logits to fp32, and
+  // log_softmax keeps its fp32 output; backward holds that output, its incoming gradient and the
+  // gradient it produces).
+  int64_t lf = 0, lb = 0, lg = 0;
+  if (head) {
+    const int64_t t = block_tokens(m, size_t(head_block), seq, dseq);
+    const int64_t v = mul(t, head->out);
+    const int lc = s.autocast ? c : (full ? s.master : s.base);
+    if (s.autocast || lc == 4) {
+      lf = mul(v, lc + (lc != 4 ? 4 : 0) + 4);
+      lb = mul(v, 12);
+    } else {
+      // No autocast: log_softmax runs in the logits' own 16-bit dtype.
+      lf = mul(v, 2 * lc);
+      lb = mul(v, 3 * lc);
+    }
+    lg = mul(v, lc);
+  }
+  logits_ = std::max(lf, lb);
+
+  const bool accum = opt.grad_accum > 1;
+  Event base;
+  base.fixed[kWeights] = total_weights;
+  base.fixed[kAdapters] = total_adapters;
+  base.fixed[kStates] = oc.states;
+  base.fixed[kWorkspace] = kLibraryWorkspace;
+  if (accum) base.fixed[kGrads] = total_grads;
+  // DistributedDataParallel (gpus > 1) keeps gradient buckets: one more copy of the gradients
+  // (gradient_as_bucket_view=False, the default), allocated when the model is wrapped.
+  if (opt.gpus > 1) base.fixed[kDdp] = total_grads;
+  // DeepSpeed ZeRO-1/2 (contiguous_gradients, overlap_comm) allocates two 16-bit buffers of
+  // reduce_bucket_size elements at each backward (DeepSpeedZeroOptimizer.backward).
+  const int64_t ds_buckets = mul(opt.deepspeed_bucket, 4);
+
+  // What each block keeps between its forward and its backward.
+  auto kept = [&](size_t j, Event& e, bool in_forward) {
+    if (ckpt[j]) {
+      e.per_sample[kCkpt] = add(e.per_sample[kCkpt], bc[j].input);
+      if (in_forward) e.fixed[kCast] = add(e.fixed[kCast], casts[j]);  // autocast's cache until it exits
+    } else {
+      e.per_sample[kActs] = add(e.per_sample[kActs], bc[j].saved);
+      e.fixed[kCast] = add(e.fixed[kCast], add(casts[j], bc[j].fixed));
+    }
+  };
+
+  // Forward, block by block.
+  for (size_t i = 0; i < nb; ++i) {
+    Event e = base;
+    e.phase = 0;
+    e.block = int(i);
+    for (size_t j = 0; j <= i; ++j) kept(j, e, true);
+    e.per_sample[kWork] = add(e.per_sample[kWork], bc[i].forward);
+    e.fixed[kCast] = add(e.fixed[kCast], dequant[i]);
+    add_event(e);
+  }
+  // The loss, at the end of the forward (autocast still active).
+  {
+    Event e = base;
+    e.phase = 0;
+    e.what = "loss";
+    for (size_t j = 0; j < nb; ++j) kept(j, e, true);
+    e.per_sample[kLogits] = lf;
+    add_event(e);
+  }
+  // Backward of the loss: autocast has exited (its cache freed under checkpointing).
+  {
+    Event e = base;
+    e.phase = 1;
+    e.what = "backward of the loss (log_softmax)";
+    for (size_t j = 0; j < nb; ++j) kept(j, e, false);
+    e.per_sample[kLogits] = lb;
+    e.fixed[kDdp] = add(e.fixed[kDdp], ds_buckets);
+    add_event(e);
+  }
+  // Backward, block by block in reverse: blocks before i still hold what they kept; block i holds
+  // its own (recomputed under checkpointing); gradients of blocks >= i are allocated.
+  int64_t grads_after = 0;
+  for (size_t i = nb; i-- > 0;) {
+    grads_after = add(grads_after, grads[i]);
+    Event e = base;
+    e.phase = 1;
+    e.block = int(i);
+    for (size_t j = 0; j < i; ++j) kept(j, e, false);
+    if (ckpt[i]) {
+      e.per_sample[kCkpt] = add(e.per_sample[kCkpt], bc[i].input);
+      e.per_sample[kRecompute] = bc[i].saved;
+      e.fixed[kCast] = add(e.fixed[kCast], add(add(casts[i], bc[i].fixed), dequant[i]));
+    } else {
+      kept(i, e, false);
+      e.fixed[kCast] = add(e.fixed[kCast], dequant[i]);
+    }
+    e.per_sample[kWork] = bc[i].backward;
+    if (int(i) == head_block) e.per_sample[kLogits] = lg;
+    if (!accum) e.fixed[kGrads] = grads_after;
+    e.fixed[kDdp] = add(e.fixed[kDdp], ds_buckets);
+    add_event(e);
+  }
+  // The optimizer step: all gradients, states and the step's temporaries.
+  {
+    Event e = base;
+    e.phase = 2;
+    e.what = "optimizer step";
+    e.fixed[kGrads] = total_grads;
+    e.fixed[kDdp] = add(e.fixed[kDdp], ds_buckets);
+    e.fixed[kOptTemp] = oc.temporaries;
+    add_event(e);
+  }
+
+  // Per-block profile for multi-card cuts.
+  const int64_t total_trainable_bytes = std::max<int64_t>(1, total_grads);
+  for (size_t bi = 0; bi < nb; ++bi) {
+    BlockMemory& b = blocks_[bi];
+    const double share = double(grads[bi]) / double(total_trainable_bytes);
+    b.weights = add(weights[bi], adapters[bi]);
+    b.gradients = grads[bi];
+    b.optimizer = int64_t(double(oc.states + oc.temporaries) * share);
+    b.state = add(add(b.weights, b.gradients), add(b.optimizer, ckpt[bi] ? 0 : add(casts[bi], bc[bi].fixed)));
+    int64_t p16 = 0;
+    for (const auto& n : m.blocks[bi].nodes) p16 = add(p16, mul(n.params, 2));
+    b.gathered = full ? p16 : 0;
+    b.acts = ckpt[bi] ? bc[bi].input : bc[bi].saved;
+    b.work = add(std::max(bc[bi].forward, bc[bi].backward), ckpt[bi] ? bc[bi].saved : 0);
+    b.work_fixed = add(dequant[bi], ckpt[bi] ? add(casts[bi], bc[bi].fixed) : 0);
+    if (int(bi) == head_block) b.work = add(b.work, logits_);
+  }
+}
+
+const MemoryModel::Event& MemoryModel::peak_event(int64_t batch) const {
+  const Event* best = &events_.front();
+  int64_t best_bytes = -1;
+  for (const auto& e : events_) {
+    const int64_t bytes = add(e.fixed_total, mul(e.per_sample_total, batch));
+    if (bytes > best_bytes) {
+      best_bytes = bytes;
+      best = &e;
+    }
+  }
+  return *best;
+}
+
+int64_t MemoryModel::peak(int64_t batch) const {
+  const Event& e = peak_event(batch);
+  return add(e.fixed_total, mul(e.per_sample_total, batch));
+}
+
+int64_t MemoryModel::reserved(int64_t batch) const { return reserved_for(peak(batch)); }
+
+int64_t MemoryModel::reserved_for(int64_t p) const {
+  return add(add(p, allocator_reserve(p, ov_.allocator_reserve_fraction)), ov_.cuda_context_bytes);
+}
+
+int64_t MemoryModel::peak_scaled(int64_t batch, const std::array<double, 15>& scale, int64_t extra) const {
+  double best = 0;
+  for (const auto& e : events_) {
+    double bytes = double(extra);
+    for (int c = 0; c < kComponents; ++c)
+      bytes += scale[size_t(c)] * (double(e.fixed[size_t(c)]) + double(e.per_sample[size_t(c)]) * double(batch));
+    best = std::max(best, bytes);
+  }
+  return int64_t(std::ceil(best));
 }
 
 MemoryPlan MemoryModel::at(int64_t batch) const {
@@ -168,38 +562,27 @@ MemoryPlan MemoryModel::at(int64_t batch) const {
   plan.batch = batch;
   plan.seq = seq_;
   plan.trainable_params = trainable_;
-  auto& c = plan.components;
-  if (mode_ == Mode::serve) {
-    const int64_t kv = mul(kv_, batch), working = mul(working_, batch);
-    c = {{"weights", std::string("Weights (") + weight_dtype_name(opt_.serve_dtype) + ")", weights_},
-         {"kv_cache", "KV cache", kv},
-         {"prefill_working_set", "Prefill working set", working}};
-    plan.phases = {{"decode", add(weights_, kv)}, {"prefill", add(add(weights_, kv), working)}};
-  } else {
-    const int64_t acts = mul(acts_, batch), lf = mul(logits_fwd_, batch), lb = mul(logits_bwd_, batch);
-    const int64_t resident = add(add(weights_, adapters_), states_);
-    const int64_t fwd = add(add(add(resident, cast_cache_), acts), lf);
-    const int64_t bwd = add(add(fwd, lb), head_grad_);
-    const int64_t step = add(add(resident, grads_), opt_temp_);
-    plan.phases = {{"forward_end", fwd}, {"backward", bwd}, {"optimizer_step", step}};
-    const bool at_step = step >= bwd;
-    c = {{"weights", mode_ == Mode::full ? "Weights" : mode_ == Mode::lora ? "Frozen base (bf16)" : "Frozen base (NF4)", weights_},
-         {"adapters", "LoRA adapters", adapters_},
-         {"optimizer_states", std::string("Optimizer states (") + optimizer_name(opt_.optimizer) + ")", states_},
-         {"weight_cast_cache", mode_ == Mode::qlora ? "Dequantized weight" : "Autocast weight copies", at_step ? 0 : cast_cache_},
-         {"activations", opt_.grad_ckpt ? "Activations (checkpointed)" : "Activations", at_step ? 0 : acts},
-         {"logits", "Logits and loss", at_step ? 0 : add(lf, lb)},
-         {"gradients", "Gradients", at_step ? grads_ : head_grad_},
-         {"optimizer_temporaries", "Optimizer temporaries", at_step ? opt_temp_ : 0}};
+  std::vector<int64_t> phase_peak(phase_names_.size(), 0);
+  for (const auto& e : events_)
+    phase_peak[size_t(e.phase)] = std::max(phase_peak[size_t(e.phase)], add(e.fixed_total, mul(e.per_sample_total, batch)));
+  for (size_t i = 0; i < phase_names_.size(); ++i) plan.phases.push_back({phase_names_[i], phase_peak[i]});
+  const Event& e = peak_event(batch);
+  plan.peak_phase = phase_names_[size_t(e.phase)];
+  plan.peak_event = e.what ? std::string(e.what)
+                           : e.block >= 0 ? (e.phase == 0 ? "forward of " : "backward of ") + block_names_[size_t(e.block)]
+                                          : plan.peak_phase;
+  plan.peak_bytes = add(e.fixed_total, mul(e.per_sample_total, batch));
+  for (int c = 0; c < kComponents; ++c) {
+    const bool serve_only = c == kKv || c == kSsm;
+    if ((mode_ == Mode::serve) != serve_only && c != kWeights && c != kWork && c != kLogits && c != kWorkspace) continue;
+    if (c == kDdp && e.fixed[c] == 0) continue;
+    const int64_t bytes = add(e.fixed[c], mul(e.per_sample[c], batch));
+    plan.components.push_back({component_id(c, mode_), labels_[size_t(c)], bytes});
   }
-  auto peak = std::max_element(plan.phases.begin(), plan.phases.end(),
-                               [](const Phase& x, const Phase& y) { return x.bytes < y.bytes; });
-  plan.peak_phase = peak->name;
-  plan.peak_bytes = peak->bytes;
-  const int64_t reserve = bytes_of(double(plan.peak_bytes) * ov_.allocator_reserve_fraction);
+  const int64_t reserve = allocator_reserve(plan.peak_bytes, ov_.allocator_reserve_fraction);
+  plan.overheads = {{"allocator_reserve", "Caching-allocator reserve", reserve},
+                    {"cuda_context", "CUDA context and kernels", ov_.cuda_context_bytes}};
   plan.reserved_bytes = add(add(plan.peak_bytes, reserve), ov_.cuda_context_bytes);
-  c.push_back({"allocator_reserve", "Allocator reserve", reserve});
-  c.push_back({"cuda_context", "CUDA context", ov_.cuda_context_bytes});
   return plan;
 }
 

@@ -1,6 +1,7 @@
 // The memory of one training step or one serving configuration, as named components and the
 // peak over the phases of the step. Formulas and sources: docs/memory-model.md.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -10,11 +11,15 @@
 
 namespace cardfit {
 
-/// Terms outside what max_memory_allocated sees, from the card catalog's defaults.
+/// Terms outside what max_memory_allocated sees, from the card catalog's defaults (or options).
 struct Overheads {
   int64_t cuda_context_bytes = 0;
-  double allocator_reserve_fraction = 0;
+  double allocator_reserve_fraction = 0;  // of (capacity - context): reserve = peak × f / (1 - f)
 };
+
+/// The caching allocator's reserve over a peak: the share f of the memory left after the context
+/// that the allocator keeps cached but not allocated, so reserve = ceil(peak × f / (1 − f)).
+int64_t allocator_reserve(int64_t peak, double fraction);
 
 struct Component {
   std::string id;     // "weights", "gradients", "optimizer_states", "activations", ...
@@ -30,9 +35,11 @@ struct Phase {
 struct MemoryPlan {
   Mode mode = Mode::full;
   int64_t batch = 1, seq = 0;
-  std::vector<Component> components;  // what is live at the peak phase
+  std::vector<Component> components;  // what is live at the peak phase; sums to peak_bytes
+  std::vector<Component> overheads;   // allocator_reserve, cuda_context: reserved - peak
   std::vector<Phase> phases;
   std::string peak_phase;
+  std::string peak_event;      // the moment of the peak ("backward of model.layers.31", ...)
   int64_t peak_bytes = 0;      // what torch.cuda.max_memory_allocated would report
   int64_t reserved_bytes = 0;  // + CUDA context and allocator reserve: what the card must hold
   int64_t trainable_params = 0;
@@ -41,24 +48,72 @@ struct MemoryPlan {
 /// Parameters LoRA adds for the options' rank and targets.
 int64_t lora_parameter_count(const Model& model, const Options& opt);
 
+/// What one block costs, for multi-card cuts: model state that lives on the card holding it, and
+/// its activations per sample.
+struct BlockMemory {
+  int64_t state = 0;       // weights, adapters, gradients, optimizer states and temporaries, casts
+  int64_t weights = 0;     // of which: the weights (what ZeRO-3 shards)
+  int64_t gradients = 0;   // of which: gradients (ZeRO-2)
+  int64_t optimizer = 0;   // of which: optimizer states and temporaries (ZeRO-1)
+  int64_t gathered = 0;    // 16-bit weights a ZeRO-3 rank gathers to run this block
+  int64_t acts = 0;        // per sample: kept for backward (checkpoint only, under checkpointing)
+  int64_t work = 0;        // per sample: working set while it runs (recompute included)
+  int64_t work_fixed = 0;  // batch-independent working bytes (dequantization, recomputed casts)
+};
+
 /// Everything about a (model, options, mode, seq) that does not depend on the batch, computed
-/// once so the card solver can evaluate many batches cheaply.
+/// once so the card solver can evaluate many batches cheaply: the peak is the maximum over the
+/// moments of the step of (fixed bytes + batch × per-sample bytes).
 class MemoryModel {
  public:
   MemoryModel(const Model& model, const Options& opt, Mode mode, int64_t seq, const Overheads& overheads);
   /// Memory at `batch` sequences of `seq` tokens (serving: `seq` tokens of context per sequence).
   MemoryPlan at(int64_t batch) const;
+  /// Just the peak and the reserved bytes (no components): what the solver calls.
+  int64_t peak(int64_t batch) const;
+  int64_t reserved(int64_t batch) const;
+  /// The peak with each component scaled (ZeRO/FSDP shards some of them over ranks) plus
+  /// `extra` bytes at every moment (parameters a ZeRO-3 rank gathers).
+  int64_t peak_scaled(int64_t batch, const std::array<double, 15>& scale, int64_t extra) const;
+  /// Reserved bytes for a given peak (allocator reserve and CUDA context added).
+  int64_t reserved_for(int64_t peak) const;
+  /// Component indices for peak_scaled.
+  enum ComponentIndex {
+    kWeightsC, kAdaptersC, kStatesC, kGradsC, kCastC, kActsC, kCkptC, kRecomputeC, kLogitsC, kWorkC,
+    kOptTempC, kKvC, kSsmC, kWorkspaceC, kDdpC
+  };
+  Mode mode() const { return mode_; }
+  int64_t seq() const { return seq_; }
+  const std::vector<BlockMemory>& blocks() const { return blocks_; }
+  /// Per-sample logits and loss buffers (training) or last-token logits (serving), at the peak.
+  int64_t logits_per_sample() const { return logits_; }
+  /// Per-sample KV cache (serving).
+  int64_t kv_per_sample() const { return kv_; }
+
+  static constexpr int kComponents = 15;
 
  private:
-  const Options& opt_;
+  struct Event {
+    int phase = 0;  // index into phase_names_
+    int block = -1;
+    const char* what = nullptr;  // the moment, when it is not a block's forward or backward
+    std::array<int64_t, kComponents> fixed{};
+    std::array<int64_t, kComponents> per_sample{};
+    int64_t fixed_total = 0, per_sample_total = 0;
+  };
+  void add_event(Event e);
+  const Event& peak_event(int64_t batch) const;
+
   Mode mode_;
   int64_t seq_;
   Overheads ov_;
-  // Batch-independent state and per-sequence activation terms (see memory.cpp).
-  int64_t weights_ = 0, adapters_ = 0, cast_cache_ = 0, grads_ = 0, states_ = 0, opt_temp_ = 0;
-  int64_t head_grad_ = 0, trainable_ = 0;
-  int64_t acts_ = 0, logits_fwd_ = 0, logits_bwd_ = 0;   // per sequence
-  int64_t kv_ = 0, working_ = 0;                         // serving, per sequence
+  int64_t trainable_ = 0;
+  int64_t logits_ = 0, kv_ = 0;
+  std::array<std::string, kComponents> labels_;
+  std::vector<std::string> phase_names_;
+  std::vector<std::string> block_names_;
+  std::vector<Event> events_;
+  std::vector<BlockMemory> blocks_;
 };
 
 /// Convenience: MemoryModel(model, opt, mode, seq, overheads).at(batch).

@@ -32,6 +32,7 @@ const char* optimizer_name(Optimizer o) {
     case Optimizer::adamw8bit: return "adamw8bit";
     case Optimizer::adafactor: return "adafactor";
     case Optimizer::sgd: return "sgd";
+    case Optimizer::none: return "none";
   }
   return "adamw";
 }
@@ -49,8 +50,28 @@ const char* weight_dtype_name(WeightDtype w) {
     case WeightDtype::fp8: return "fp8";
     case WeightDtype::int8: return "int8";
     case WeightDtype::int4: return "int4";
+    case WeightDtype::fp16: return "fp16";
+    case WeightDtype::fp32: return "fp32";
+    case WeightDtype::nf4: return "nf4";
   }
   return "bf16";
+}
+const char* quant_name(QuantKind q) {
+  switch (q) {
+    case QuantKind::nf4: return "nf4";
+    case QuantKind::fp4: return "fp4";
+    case QuantKind::int8: return "int8";
+    case QuantKind::gptq: return "gptq";
+  }
+  return "nf4";
+}
+const char* optimizer_impl_name(OptimizerImpl i) {
+  switch (i) {
+    case OptimizerImpl::foreach: return "foreach";
+    case OptimizerImpl::fused: return "fused";
+    case OptimizerImpl::forloop: return "forloop";
+  }
+  return "foreach";
 }
 
 namespace {
@@ -72,6 +93,30 @@ int64_t positive_int(const json& v, const std::string& name, int64_t max_value) 
                     v.dump() + ".",
                 name);
   return v.get<int64_t>();
+}
+
+bool boolean(const json& v, const std::string& name) {
+  if (!v.is_boolean()) throw Error(ErrorCode::option_value, "Option " + name + " must be true or false.", name);
+  return v.get<bool>();
+}
+
+double in_range(const json& v, const std::string& name, double lo, double hi, bool lo_open) {
+  if (!v.is_number() || (lo_open ? v.get<double>() <= lo : v.get<double>() < lo) || v.get<double>() > hi)
+    throw Error(ErrorCode::option_value, "Option " + name + " must be a number in " + (lo_open ? "(" : "[") +
+                                             json(lo).dump() + ", " + json(hi).dump() + "], got " + v.dump() + ".",
+                name);
+  return v.get<double>();
+}
+
+std::vector<std::string> names(const json& v, const std::string& name) {
+  std::vector<std::string> out;
+  if (!v.is_array()) throw Error(ErrorCode::option_value, "Option " + name + " must be a list of module names.", name);
+  for (const auto& t : v) {
+    if (!t.is_string() || t.get<std::string>().empty())
+      throw Error(ErrorCode::option_value, "Option " + name + " must be a list of module names.", name);
+    out.push_back(t.get<std::string>());
+  }
+  return out;
 }
 
 double fraction(const json& v, const std::string& name) {
@@ -99,31 +144,48 @@ Options parse_options(std::string_view text) {
     else if (name == "seq") o.seq = positive_int(v, name, kMaxTokens);
     else if (name == "serve_seq") o.serve_seq = positive_int(v, name, kMaxTokens);
     else if (name == "lora_rank") o.lora_rank = positive_int(v, name, 65536);
-    else if (name == "lora_targets") {
-      if (!v.is_array()) throw Error(ErrorCode::option_value, "Option lora_targets must be a list of module names.", name);
-      for (const auto& t : v) {
-        if (!t.is_string() || t.get<std::string>().empty())
-          throw Error(ErrorCode::option_value, "Option lora_targets must be a list of module names.", name);
-        o.lora_targets.push_back(t.get<std::string>());
-      }
-    } else if (name == "optimizer") {
-      constexpr Optimizer all[] = {Optimizer::adamw, Optimizer::adamw8bit, Optimizer::adafactor, Optimizer::sgd};
+    else if (name == "lora_targets") o.lora_targets = names(v, name);
+    else if (name == "modules_to_save") o.modules_to_save = names(v, name);
+    else if (name == "lora_dropout") o.lora_dropout = in_range(v, name, 0, 0.99, false);
+    else if (name == "dropout") o.dropout = in_range(v, name, 0, 0.99, false);
+    else if (name == "qlora_quant") {
+      constexpr QuantKind all[] = {QuantKind::nf4, QuantKind::fp4, QuantKind::int8, QuantKind::gptq};
+      o.qlora_quant = pick(v, name, all, quant_name);
+    } else if (name == "double_quant") o.double_quant = boolean(v, name);
+    else if (name == "kbit_upcast") o.kbit_upcast = boolean(v, name);
+    else if (name == "autocast") o.autocast = boolean(v, name);
+    else if (name == "deepspeed_bucket") o.deepspeed_bucket = positive_int(v, name, int64_t(1) << 36);
+    else if (name == "grad_accum") o.grad_accum = positive_int(v, name, kMaxCount);
+    else if (name == "optimizer_impl") {
+      constexpr OptimizerImpl all[] = {OptimizerImpl::foreach, OptimizerImpl::fused, OptimizerImpl::forloop};
+      o.optimizer_impl = pick(v, name, all, optimizer_impl_name);
+    } else if (name == "decoder_seq") o.decoder_seq = positive_int(v, name, kMaxTokens);
+    else if (name == "cuda_context_bytes") {
+      if (!(v.is_number_integer() || v.is_number_unsigned()) || v.get<int64_t>() < 0 || v.get<int64_t>() > (int64_t(1) << 40))
+        throw Error(ErrorCode::option_value, "Option cuda_context_bytes must be an integer from 0 to 2^40, got " + v.dump() + ".", name);
+      o.cuda_context_bytes = v.get<int64_t>();
+    } else if (name == "allocator_reserve") o.allocator_reserve = in_range(v, name, 0, 0.5, false);
+    else if (name == "borderline_factor") o.borderline_factor = in_range(v, name, 1, 4, false);
+    else if (name == "optimizer") {
+      constexpr Optimizer all[] = {Optimizer::adamw, Optimizer::adamw8bit, Optimizer::adafactor, Optimizer::sgd,
+                                   Optimizer::none};
       o.optimizer = pick(v, name, all, optimizer_name);
     } else if (name == "precision") {
       constexpr Precision all[] = {Precision::bf16_mixed, Precision::fp16_mixed, Precision::bf16, Precision::fp32};
       o.precision = pick(v, name, all, precision_name);
     } else if (name == "grad_ckpt") {
-      if (!v.is_boolean()) throw Error(ErrorCode::option_value, "Option grad_ckpt must be true or false.", name);
-      o.grad_ckpt = v.get<bool>();
+      o.grad_ckpt = boolean(v, name);
     } else if (name == "attention") {
       constexpr Attention all[] = {Attention::sdpa, Attention::eager, Attention::flash};
       o.attention = pick(v, name, all, attention_name);
     } else if (name == "serve_dtype") {
-      constexpr WeightDtype all[] = {WeightDtype::bf16, WeightDtype::fp8, WeightDtype::int8, WeightDtype::int4};
+      constexpr WeightDtype all[] = {WeightDtype::bf16, WeightDtype::fp16, WeightDtype::fp32, WeightDtype::fp8,
+                                     WeightDtype::int8, WeightDtype::int4, WeightDtype::nf4};
       o.serve_dtype = pick(v, name, all, weight_dtype_name);
     } else if (name == "kv_dtype") {
-      constexpr WeightDtype all[] = {WeightDtype::bf16, WeightDtype::fp8};
+      constexpr WeightDtype all[] = {WeightDtype::bf16, WeightDtype::fp16, WeightDtype::fp32, WeightDtype::fp8};
       o.kv_dtype = pick(v, name, all, weight_dtype_name);
+      o.kv_dtype_set = true;
     } else if (name == "gpus") o.gpus = positive_int(v, name, 4096);
     else if (name == "card") {
       if (!v.is_string()) throw Error(ErrorCode::option_value, "Option card must be a card id such as \"h100-sxm\".", name);

@@ -11,15 +11,23 @@ namespace cardfit {
 
 enum class Mode { full, lora, qlora, serve };
 enum class Precision { bf16_mixed, fp16_mixed, bf16, fp32 };
-enum class Optimizer { adamw, adamw8bit, adafactor, sgd };
+enum class Optimizer { adamw, adamw8bit, adafactor, sgd, none };  // none: forward + backward only
 enum class Attention { sdpa, eager, flash };
-enum class WeightDtype { bf16, fp8, int8, int4 };
+enum class WeightDtype { bf16, fp8, int8, int4, fp16, fp32, nf4 };
+/// How QLoRA stores the frozen base: bitsandbytes NF4 / FP4 (blockwise 64, optional double
+/// quantization), bitsandbytes LLM.int8 (8-bit base, "LoRA int8"), or GPTQ int4 (group 128).
+enum class QuantKind { nf4, fp4, int8, gptq };
+/// torch.optim's implementation: foreach (the default on CUDA: one state-sized temporary at the
+/// step), fused (no temporary), or the per-parameter for-loop (a temporary of the largest tensor).
+enum class OptimizerImpl { foreach, fused, forloop };
 
 const char* mode_name(Mode m);
 const char* precision_name(Precision p);
 const char* optimizer_name(Optimizer o);
 const char* attention_name(Attention a);
 const char* weight_dtype_name(WeightDtype w);
+const char* quant_name(QuantKind q);
+const char* optimizer_impl_name(OptimizerImpl i);
 inline constexpr Mode all_modes[] = {Mode::full, Mode::lora, Mode::qlora, Mode::serve};
 
 struct Options {
@@ -34,9 +42,26 @@ struct Options {
   bool grad_ckpt = false;
   Attention attention = Attention::sdpa;
   WeightDtype serve_dtype = WeightDtype::bf16;
-  WeightDtype kv_dtype = WeightDtype::bf16;  // bf16 or fp8
+  WeightDtype kv_dtype = WeightDtype::bf16;  // bf16, fp16, fp32 or fp8 (see kv_dtype_set)
+  bool kv_dtype_set = false;    // false: the KV cache takes the activation dtype (fp32 serving: fp32)
   int64_t gpus = 1;
   std::string card;             // empty: defaults.priced_card of the catalog
+  // Training details (docs/memory-model.md)
+  double lora_dropout = 0.05;   // PEFT LoraConfig.lora_dropout (QLoRA paper and most recipes: 0.05)
+  std::vector<std::string> modules_to_save;  // PEFT modules_to_save: full trainable copies ("lm_head")
+  QuantKind qlora_quant = QuantKind::nf4;
+  bool double_quant = true;     // bnb_4bit_use_double_quant (QLoRA recipe)
+  bool kbit_upcast = true;      // PEFT prepare_model_for_kbit_training: non-quantized params to fp32
+  int64_t grad_accum = 1;
+  int64_t deepspeed_bucket = 0;  // DeepSpeed ZeRO-1/2 reduce_bucket_size (elements); 0: not DeepSpeed
+  bool autocast = true;         // torch.autocast wraps the forward (Trainer --bf16/--fp16); false: the
+                                // model itself is cast (DeepSpeed fp16/bf16 engines, model.half())       // micro-batches per optimizer step (> 1: gradients live through forward)
+  OptimizerImpl optimizer_impl = OptimizerImpl::foreach;
+  int64_t decoder_seq = 0;      // encoder-decoder: target tokens per sample (0: seq)
+  std::optional<double> dropout;           // hidden and attention dropout (default: the model type's)
+  std::optional<int64_t> cuda_context_bytes;   // override of the catalog default
+  std::optional<double> allocator_reserve;     // override of the catalog default fraction
+  std::optional<double> borderline_factor;     // override of the factor derived in docs/accuracy.md
   std::optional<int64_t> checkpoint_total;
   std::string safetensors_header;  // JSON header text of a model.safetensors
   std::string safetensors_index;   // text of model.safetensors.index.json

@@ -10,17 +10,25 @@
 
 namespace cardfit {
 
-struct Split {
-  std::string strategy;          // "pipeline" or "zero3"
+/// One way to spread a configuration that one card cannot hold over several cards of one type.
+struct SplitOption {
+  std::string strategy;              // "pipeline", "zero1", "zero2", "zero3" (training);
+                                     // "pipeline", "tensor" (serving)
   int64_t cards = 0;
-  std::vector<int64_t> stage_layers;  // pipeline: blocks per stage
-  int64_t per_card_bytes = 0;    // reserved bytes on the fullest card
+  std::vector<int64_t> stage_layers; // pipeline: blocks per stage, in order
+  int64_t per_card_bytes = 0;        // reserved bytes on the fullest card
+  double card_hours = 1;             // card-hours relative to ideal scaling (pipeline bubble)
+};
+
+struct Split : SplitOption {
+  std::vector<SplitOption> alternatives;  // every strategy that fits, each at its fewest cards
 };
 
 struct CardRow {
   const Card* card = nullptr;
   int64_t max_batch[4] = {0, 0, 0, 0};      // by Mode
-  bool borderline[4] = {false, false, false, false};
+  int64_t safe_batch[4] = {0, 0, 0, 0};     // largest batch that still fits at estimate × borderline factor
+  bool borderline[4] = {false, false, false, false};  // max_batch is in the borderline band
   std::optional<Split> split[4];           // when batch 1 does not fit one card
 };
 
@@ -28,8 +36,10 @@ struct CostRow {
   const Card* card = nullptr;
   Mode mode = Mode::full;
   int64_t cards = 1;
+  std::string strategy;  // "single", or the split's strategy
   double hours = 0, usd = 0;
-  bool fits = false;
+  bool fits = false;     // the configuration fits in memory (one card, or the split)
+  bool priced = false;   // the card has a dense peak and a price: hours and usd are meaningful
 };
 
 struct Cost {
@@ -40,7 +50,7 @@ struct Cost {
   double mfu = 0;
   std::vector<CostRow> rows;         // requested mode on every card
   std::optional<CostRow> priced;     // the priced card (option card)
-  std::optional<CostRow> cheapest;   // cheapest card × mode that fits
+  std::optional<CostRow> cheapest;   // cheapest card × count × mode that fits
 };
 
 struct Assumption {
@@ -55,8 +65,13 @@ struct Plan {
   std::vector<CardRow> cards;
   Cost cost;
   std::vector<Assumption> assumptions;
-  double borderline_factor = 1.25;    // estimate × this = conservative peak
+  double borderline_factor = 1;       // estimate × this = conservative peak (docs/accuracy.md)
+  Overheads overheads;                // as used (catalog defaults or options)
 };
+
+/// The borderline factor derived by scripts/accuracy (docs/accuracy.md): the 90th percentile of
+/// measured / estimated peak over the dev-set points the model under-estimates.
+extern const double kBorderlineFactor;
 
 Plan make_plan(const Model& model, const Options& options, const Catalog& catalog);
 

@@ -1,12 +1,20 @@
 // make_plan: defaults resolved, the requested configuration, batch-1 summaries per mode, the card
 // table (exact largest batch by monotone search, borderline band, multi-card cuts), cost.
 #include <algorithm>
+#include <cmath>
+#include <sstream>
 
 #include "cost.hpp"
+#include "graph_costs.hpp"
 #include "plan.hpp"
 #include "split.hpp"
 
 namespace cardfit {
+
+// Derived by scripts/accuracy over tests/accuracy (docs/accuracy.md, "Borderline band"): the 90th
+// percentile of measured / estimated peak over the single-GPU points whose peak the model
+// under-estimates. Rerun scripts/accuracy after changing the memory model; it reports drift.
+const double kBorderlineFactor = 1.10;
 
 namespace {
 constexpr int64_t kBillion = 1000000000;
@@ -23,35 +31,86 @@ int64_t default_serve_seq(const Model& m, int64_t train_seq) {
   return m.dims.max_positions > 0 ? std::min(want, m.dims.max_positions) : want;
 }
 
-void add_assumptions(Plan& p, const Catalog& cat) {
+std::string num(double x) {
+  std::ostringstream s;
+  s << x;
+  return s.str();
+}
+
+void add_assumptions(Plan& p, const Model& m, const Catalog& cat) {
   const Options& o = p.options;
   auto add = [&](std::string id, std::string text, std::string option, std::string value, std::string source) {
     p.assumptions.push_back({std::move(id), std::move(text), std::move(option), std::move(value), std::move(source)});
   };
+  const Dropouts d = model_dropouts(m, o);
   add("seq", "Training tokens per sample (512, or 2048 for models of 1B+ parameters, capped at the context).",
       "seq", std::to_string(p.seq), "reference pages");
   add("serve_seq", "Serving context per sequence (the training length, or 4096 for models of 1B+).", "serve_seq",
       std::to_string(p.serve_seq), "reference pages");
-  add("precision", "Mixed precision keeps fp32 master weights and casts linear weights to 16 bit under autocast.",
-      "precision", precision_name(o.precision), "docs/memory-model.md");
-  add("optimizer", "Optimizer and its states; torch's foreach AdamW adds one state-sized temporary at the step.",
-      "optimizer", optimizer_name(o.optimizer), "docs/memory-model.md");
-  add("attention", "SDPA/flash attention keep no score matrix; eager attention stores the softmax per head.",
-      "attention", attention_name(o.attention), "docs/memory-model.md");
-  add("grad_ckpt", "Gradient checkpointing keeps each block's input and recomputes one block at a time.",
-      "grad_ckpt", o.grad_ckpt ? "true" : "false", "docs/memory-model.md");
-  add("lora", "LoRA on every linear layer but the head (or lora_targets), adapters in fp32 with AdamW states.",
-      "lora_rank", std::to_string(o.lora_rank), "PEFT LoraConfig");
-  add("cuda_context", "CUDA context and library workspaces outside max_memory_allocated.", "",
-      std::to_string(cat.overheads.cuda_context_bytes), "data/cards.json defaults.cuda_context_bytes");
-  add("allocator_reserve", "Caching-allocator reserve over the peak (fragmentation).", "",
-      std::to_string(cat.overheads.allocator_reserve_fraction), "data/cards.json defaults.allocator_reserve_fraction");
-  add("borderline", "A card is borderline when it holds the estimate but not the estimate × the borderline factor.",
-      "", std::to_string(p.borderline_factor), "docs/accuracy.md");
-  add("mfu", "Model FLOPs utilisation for the cost roofline.", "mfu", std::to_string(o.mfu.value_or(cat.mfu)),
-      cat.mfu_source);
-  add("run", "Cost of a run: epochs × samples × seq tokens.", "epochs", std::to_string(o.epochs) + " × " +
-      std::to_string(o.samples) + " samples", "reference pages");
+  add("precision",
+      "bf16-mixed/fp16-mixed: fp32 master weights under torch.autocast (linear weights cast to 16 bit and cached "
+      "for the step); bf16: weights, gradients and optimizer states in bf16, autocast on (Trainer --bf16); fp32: no "
+      "autocast.",
+      "precision", precision_name(o.precision), "docs/memory-model.md#precision");
+  add("optimizer",
+      "Optimizer states take the parameter's dtype (torch.optim); foreach AdamW materialises one state-sized "
+      "temporary at the step (fused: none); bitsandbytes 8-bit states for tensors of 4096+ elements; Adafactor "
+      "factored fp32 second moments.",
+      "optimizer", std::string(optimizer_name(o.optimizer)) + " (" + optimizer_impl_name(o.optimizer_impl) + ")",
+      "docs/memory-model.md#optimizer");
+  add("grad_accum",
+      "Gradient accumulation over more than one micro-batch keeps the gradients allocated through every forward "
+      "and backward; with one, zero_grad(set_to_none=True) frees them after the step.",
+      "grad_accum", std::to_string(o.grad_accum), "torch.optim.Optimizer.zero_grad");
+  add("attention",
+      "SDPA/flash kernels keep q, k, v, the output and a logsumexp, never the score matrix (HF's sdpa path repeats "
+      "K/V to every head for GQA; flash_attention_2 does not); eager attention keeps the fp32 softmax and the 16-bit "
+      "probabilities per head.",
+      "attention", attention_name(o.attention), "docs/memory-model.md#attention");
+  add("grad_ckpt",
+      "Gradient checkpointing keeps each block's input and recomputes one block at a time in backward (its "
+      "activations, casts and working set).",
+      "grad_ckpt", o.grad_ckpt ? "true" : "false", "docs/memory-model.md#checkpointing");
+  add("logits",
+      "Loss as transformers >= 4.46 computes it: 16-bit logits upcast to fp32 inside the loss, log_softmax keeps "
+      "its fp32 output; backward holds that output, its gradient and the input gradient (12 bytes per logit).",
+      "", "transformers >= 4.46", "docs/memory-model.md#logits");
+  add("dropout", "Dropout probabilities (hidden, attention) of this model type; each dropout keeps a 1-byte mask.",
+      "dropout", num(d.hidden) + ", " + num(d.attention), "configuration class defaults");
+  add("lora",
+      "LoRA on every linear layer but the head (or lora_targets); adapters in fp32 (PEFT autocast_adapter_dtype), "
+      "each with its own dropout (mask and output kept) when lora_dropout > 0.",
+      "lora_rank", std::to_string(o.lora_rank) + ", dropout " + num(o.lora_dropout), "PEFT LoraConfig");
+  add("qlora",
+      std::string("QLoRA base: ") + quant_name(o.qlora_quant) +
+          (o.qlora_quant == QuantKind::nf4 || o.qlora_quant == QuantKind::fp4
+               ? (o.double_quant ? " with double quantization" : " without double quantization")
+               : std::string()) +
+          (o.kbit_upcast && o.qlora_quant != QuantKind::gptq
+               ? "; prepare_model_for_kbit_training casts embeddings, norms and head to fp32"
+               : "; non-quantized parameters stay 16-bit"),
+      "qlora_quant", quant_name(o.qlora_quant), "bitsandbytes, PEFT prepare_model_for_kbit_training");
+  add("cuda_context", "CUDA context and loaded kernels outside max_memory_allocated.", "cuda_context_bytes",
+      std::to_string(p.overheads.cuda_context_bytes), "data/cards.json defaults.cuda_context_bytes");
+  add("allocator_reserve",
+      "Caching-allocator reserve: a share of the memory after the context kept cached but not allocated "
+      "(reserve = peak × f / (1 − f)).",
+      "allocator_reserve", num(p.overheads.allocator_reserve_fraction),
+      "data/cards.json defaults.allocator_reserve_fraction");
+  add("borderline",
+      "A batch is borderline when it fits at the estimate but not at the estimate × this factor: the 90th "
+      "percentile of measured / estimated peak where the model under-estimates, on the measured dev set.",
+      "borderline_factor", num(p.borderline_factor), "docs/accuracy.md#borderline-band");
+  add("split",
+      "When one card cannot hold batch 1: a pipeline cut at block boundaries balancing the stages (1F1B, stage k "
+      "holds min(stages − k, micro-batches) micro-batches of activations), or ZeRO-1/2/3 sharding (16-bit "
+      "parameters of two blocks gathered under ZeRO-3); the cheaper in card-hours is chosen (pipeline bubble "
+      "(m + p − 1) / m, communication assumed overlapped).",
+      "", std::to_string(o.cost_batch) + " micro-batches", "docs/memory-model.md#multi-card");
+  add("mfu", "Model FLOPs utilisation for the cost roofline (recomputation counted as executed FLOPs).", "mfu",
+      num(o.mfu.value_or(cat.mfu)), cat.mfu_source);
+  add("run", "Cost of a run: epochs × samples × seq tokens.", "epochs",
+      std::to_string(o.epochs) + " × " + std::to_string(o.samples) + " samples", "reference pages");
 }
 }  // namespace
 
@@ -60,38 +119,42 @@ Plan make_plan(const Model& m, const Options& options, const Catalog& cat) {
   p.options = options;
   p.seq = options.seq > 0 ? options.seq : default_seq(m);
   p.serve_seq = options.serve_seq > 0 ? options.serve_seq : (options.seq > 0 ? options.seq : default_serve_seq(m, p.seq));
+  p.borderline_factor = options.borderline_factor.value_or(kBorderlineFactor);
+  p.overheads = cat.overheads;
+  if (options.cuda_context_bytes) p.overheads.cuda_context_bytes = *options.cuda_context_bytes;
+  if (options.allocator_reserve) p.overheads.allocator_reserve_fraction = *options.allocator_reserve;
   auto seq_of = [&](Mode mode) { return mode == Mode::serve ? p.serve_seq : p.seq; };
-  const Overheads& ov = cat.overheads;
-
-  p.requested = plan_memory(m, options, options.mode, options.batch, seq_of(options.mode), ov);
+  const Overheads& ov = p.overheads;
 
   std::vector<MemoryModel> memory;
+  memory.reserve(4);
   for (Mode mode : all_modes) {
     memory.emplace_back(m, options, mode, seq_of(mode), ov);
     p.modes[int(mode)] = memory.back().at(1);
   }
+  p.requested = memory[int(options.mode)].at(options.batch);
+
+  const double factor = p.borderline_factor;
   for (const auto& card : cat.cards) {
     CardRow row;
     row.card = &card;
+    const int64_t cap = card.capacity_bytes;
     for (Mode mode : all_modes) {
       const int mi = int(mode);
-      auto reserved = [&](int64_t batch, double factor) {
-        const MemoryPlan mp = memory[mi].at(batch);
-        return double(mp.reserved_bytes - ov.cuda_context_bytes) * factor + double(ov.cuda_context_bytes);
-      };
-      const double cap = double(card.capacity_bytes);
-      row.max_batch[mi] = largest_fitting([&](int64_t b) { return reserved(b, 1.0) <= cap; }, kMaxBatch);
+      const MemoryModel& mm = memory[size_t(mi)];
+      row.max_batch[mi] = largest_fitting([&](int64_t b) { return mm.reserved(b) <= cap; }, kMaxBatch);
       if (row.max_batch[mi] > 0) {
-        const int64_t safe = largest_fitting([&](int64_t b) { return reserved(b, p.borderline_factor) <= cap; },
-                                             row.max_batch[mi]);
-        row.borderline[mi] = safe < row.max_batch[mi] && safe == 0;
+        row.safe_batch[mi] = largest_fitting(
+            [&](int64_t b) { return mm.reserved_for(int64_t(std::ceil(double(mm.peak(b)) * factor))) <= cap; },
+            row.max_batch[mi]);
+        row.borderline[mi] = row.safe_batch[mi] < row.max_batch[mi];
       } else {
-        row.split[mi] = split_across_cards(m, p.modes[mi], card.capacity_bytes, ov);
+        row.split[mi] = split_across_cards(mm, cap, std::max<int64_t>(1, options.cost_batch));
       }
     }
     p.cards.push_back(std::move(row));
   }
-  add_assumptions(p, cat);
+  add_assumptions(p, m, cat);
   cost_plan(m, cat, p);
   return p;
 }

@@ -1,5 +1,7 @@
 // Multi-card cuts for a configuration that does not fit one card at batch 1: a pipeline cut at
-// block boundaries balancing the stages, and ZeRO-3/FSDP sharding.
+// block boundaries that balances the stages, and ZeRO-1/2/3 (FSDP) sharding for training or
+// tensor parallelism for serving. Each at its fewest cards; the cheapest (card-hours, then cards)
+// is chosen.
 #pragma once
 #include <optional>
 
@@ -7,9 +9,15 @@
 
 namespace cardfit {
 
-/// The cheaper of the pipeline cut and ZeRO-3 sharding (fewer cards; on a tie ZeRO-3, which has
-/// no pipeline bubble), or nothing if even `max_cards` cards cannot hold batch 1.
-std::optional<Split> split_across_cards(const Model& model, const MemoryPlan& batch1, int64_t capacity,
-                                        const Overheads& overheads, int64_t max_cards = 64);
+/// Pipeline stage sizes (blocks per stage, in order) minimising the fullest stage's peak, with
+/// `stages` stages; stage k of a 1F1B schedule holds min(stages − k, micro_batches) micro-batches
+/// of activations. Empty if no cut into `stages` fits `limit` peak bytes.
+std::vector<int64_t> pipeline_cut(const MemoryModel& memory, int64_t stages, int64_t micro_batches,
+                                  int64_t limit, int64_t* fullest = nullptr);
+
+/// The split of `memory` (batch 1) over cards of `capacity` bytes, or nothing if even `max_cards`
+/// cards cannot hold it. `micro_batches`: micro-batches per step for the pipeline schedule.
+std::optional<Split> split_across_cards(const MemoryModel& memory, int64_t capacity, int64_t micro_batches,
+                                        int64_t max_cards = 1024);
 
 }  // namespace cardfit

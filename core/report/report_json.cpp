@@ -15,19 +15,30 @@ json memory_json(const MemoryPlan& p) {
   for (const auto& c : p.components) labels[c.id] = c.label;
   json phases = json::object();
   for (const auto& ph : p.phases) phases[ph.name] = ph.bytes;
+  json overheads = json::object();
+  for (const auto& c : p.overheads) overheads[c.id] = c.bytes;
   return {{"mode", mode_name(p.mode)}, {"batch", p.batch}, {"seq", p.seq}, {"peak_bytes", p.peak_bytes},
-          {"reserved_bytes", p.reserved_bytes}, {"peak_phase", p.peak_phase}, {"components", comps},
-          {"component_labels", labels}, {"phases", phases}, {"trainable_params", p.trainable_params}};
+          {"reserved_bytes", p.reserved_bytes}, {"peak_phase", p.peak_phase}, {"peak_event", p.peak_event},
+          {"components", comps}, {"component_labels", labels}, {"overheads", overheads}, {"phases", phases},
+          {"trainable_params", p.trainable_params}};
+}
+
+json split_option_json(const SplitOption& s) {
+  return {{"strategy", s.strategy}, {"cards", s.cards}, {"stage_blocks", s.stage_layers},
+          {"per_card_bytes", s.per_card_bytes}, {"card_hours", s.card_hours}};
 }
 
 json split_json(const Split& s) {
-  return {{"strategy", s.strategy}, {"cards", s.cards}, {"stage_blocks", s.stage_layers},
-          {"per_card_bytes", s.per_card_bytes}};
+  json j = split_option_json(s);
+  json alt = json::array();
+  for (const auto& o : s.alternatives) alt.push_back(split_option_json(o));
+  j["alternatives"] = alt;
+  return j;
 }
 
 json cost_row_json(const CostRow& r) {
   return {{"card", r.card ? r.card->id : ""}, {"mode", mode_name(r.mode)}, {"cards", r.cards},
-          {"hours", r.hours}, {"usd", r.usd}, {"fits", r.fits}};
+          {"strategy", r.strategy}, {"hours", r.hours}, {"usd", r.usd}, {"fits", r.fits}, {"priced", r.priced}};
 }
 
 // Blocks with the same structure (op, widths, params, attention window) fold into one entry.
@@ -45,17 +56,23 @@ std::string leaf(const std::string& block_name, const std::string& node_name) {
 }  // namespace
 
 json graph_json(const Model& m, int64_t batch, int64_t seq, const Options& opt) {
-  const StepShape s{batch, seq, opt.precision, opt.attention, opt.mode != Mode::full};
-  const double tokens = double(batch) * double(seq);
+  // Saved bytes as the requested mode's training step keeps them (serving: the full fine-tune's).
+  const StepSetup setup = make_setup(m, opt, opt.mode == Mode::serve ? Mode::full : opt.mode);
+  const int64_t dseq = opt.decoder_seq > 0 ? opt.decoder_seq : seq;
   json nodes = json::array(), blocks = json::array();
   std::string last_sig;
   for (size_t bi = 0; bi < m.blocks.size(); ++bi) {
     const Block& b = m.blocks[bi];
+    const BlockCost cost = block_cost(m, bi, setup, seq, dseq);
+    const int64_t tokens = block_tokens(m, bi, seq, dseq);
     json bnodes = json::array();
-    for (const auto& n : b.nodes) {
+    for (size_t ni = 0; ni < b.nodes.size(); ++ni) {
+      const Node& n = b.nodes[ni];
+      const int64_t kv_len = n.op == Op::attention && n.attn.cross ? seq : tokens;
       json node = {{"name", n.name}, {"op", op_name(n.op)}, {"detail", n.detail}, {"block", bi},
-                   {"out_shape", {batch, seq, n.out}}, {"params", n.params},
-                   {"flops_per_token", forward_flops(n, s) / tokens}, {"saved_bytes", saved_bytes(n, s)}};
+                   {"out_shape", {batch, tokens, n.out * n.active}}, {"params", n.params},
+                   {"flops_per_token", forward_flops_per_token(n, kv_len)},
+                   {"saved_bytes", checked_mul(cost.node_saved[ni], batch, "saved activations")}};
       if (n.experts > 1) node["experts"] = {{"stored", n.experts}, {"active", n.active}};
       if (n.op == Op::attention)
         node["attention"] = {{"heads", n.attn.heads}, {"kv_heads", n.attn.kv_heads}, {"head_dim", n.attn.head_dim},
@@ -116,7 +133,7 @@ json report_json(const ReportInput& in) {
     for (const auto& x : c.shape_mismatches) mism.push_back({{"name", x.name}, {"expected", x.expected}, {"found", x.found}});
     r["checkpoint"] = {{"source", c.source}, {"scalars", c.scalars ? json(*c.scalars) : json(nullptr)},
                        {"total_bytes", c.total_bytes ? json(*c.total_bytes) : json(nullptr)},
-                       {"params", c.params}, {"buffers", c.buffers},
+                       {"params", c.params}, {"buffers", c.buffers}, {"tied_copies", c.tied_copies},
                        {"unexplained", c.unexplained ? json(*c.unexplained) : json(nullptr)},
                        {"missing", c.missing}, {"extra", c.extra}, {"shape_mismatches", mism}, {"dtypes", c.dtypes}};
   } else {
@@ -130,22 +147,28 @@ json report_json(const ReportInput& in) {
   r["plan"]["attention"] = attention_name(p.options.attention);
   r["plan"]["grad_ckpt"] = p.options.grad_ckpt;
   r["plan"]["lora_rank"] = p.options.lora_rank;
+  r["plan"]["lora_dropout"] = p.options.lora_dropout;
+  r["plan"]["grad_accum"] = p.options.grad_accum;
+  r["plan"]["optimizer_impl"] = optimizer_impl_name(p.options.optimizer_impl);
+  r["plan"]["qlora_quant"] = quant_name(p.options.qlora_quant);
+  r["plan"]["borderline_factor"] = p.borderline_factor;
   json modes = json::object();
   for (Mode mode : all_modes) modes[mode_name(mode)] = memory_json(p.modes[int(mode)]);
   r["modes"] = modes;
 
   json cards = json::array();
   for (const auto& row : p.cards) {
-    json mb = json::object(), bl = json::object(), sp = json::object();
+    json mb = json::object(), bl = json::object(), sp = json::object(), safe = json::object();
     for (Mode mode : all_modes) {
       const int i = int(mode);
       mb[mode_name(mode)] = row.max_batch[i];
+      safe[mode_name(mode)] = row.safe_batch[i];
       bl[mode_name(mode)] = row.borderline[i];
       sp[mode_name(mode)] = row.split[i] ? split_json(*row.split[i]) : json(nullptr);
     }
     auto price = row.card->price(p.options);
     cards.push_back({{"id", row.card->id}, {"name", row.card->name}, {"capacity_bytes", row.card->capacity_bytes},
-                     {"driver_mib", row.card->driver_mib}, {"max_batch", mb}, {"borderline", bl}, {"split", sp},
+                     {"driver_mib", row.card->driver_mib}, {"max_batch", mb}, {"safe_batch", safe}, {"borderline", bl}, {"split", sp},
                      {"usd_per_gpu_hr", price ? json(*price) : json(nullptr)}});
   }
   r["cards"] = cards;

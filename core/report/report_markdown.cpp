@@ -24,7 +24,9 @@ std::string where_it_fits(const json& r, const char* mode) {
     const json& s = c["split"][mode];
     if (!s.is_null())
       return std::to_string(i64(s, "cards")) + " × " + c["name"].get<std::string>() + ", " +
-             (s["strategy"] == "pipeline" ? "split by layer" : "ZeRO-3 sharded");
+             (s["strategy"] == "pipeline" ? std::string("split by layer")
+              : s["strategy"] == "tensor" ? std::string("tensor parallel")
+                                          : "ZeRO-" + s["strategy"].get<std::string>().substr(4) + " sharded");
   }
   return "does not fit on any card of the catalog";
 }
@@ -36,8 +38,13 @@ std::string cell(const json& card, const char* mode) {
   if (s.is_null()) return "does not fit at batch 1";
   std::string cut;
   for (const auto& n : s["stage_blocks"]) cut += (cut.empty() ? "" : " + ") + std::to_string(n.get<int64_t>());
-  return std::to_string(i64(s, "cards")) + " cards at batch 1 (" + s["strategy"].get<std::string>() +
-         (cut.empty() ? "" : ": " + cut + " blocks") + ")";
+  std::string out = std::to_string(i64(s, "cards")) + " cards at batch 1 (" + s["strategy"].get<std::string>() +
+                    (cut.empty() ? "" : ": " + cut + " blocks") + ")";
+  const json alternatives = s.value("alternatives", json::array());
+  for (const auto& a : alternatives)
+    if (a["strategy"] != s["strategy"])
+      out += "; " + a["strategy"].get<std::string>() + ": " + std::to_string(i64(a, "cards"));
+  return out;
 }
 
 std::string usd(double v) {
@@ -96,7 +103,11 @@ std::string report_markdown(const json& r) {
       md << "| " << p["component_labels"].value(id, id) << " | " << format_thousands(bytes.get<int64_t>()) << " | "
          << format_gb(bytes.get<int64_t>()) << " |\n";
   md << "| **Peak** (" << p["peak_phase"].get<std::string>() << ") | " << format_thousands(i64(p, "peak_bytes"))
-     << " | " << format_gb(i64(p, "peak_bytes")) << " |\n| **Reserved** | " << format_thousands(i64(p, "reserved_bytes"))
+     << " | " << format_gb(i64(p, "peak_bytes")) << " |\n";
+  const json overheads = p.value("overheads", json::object());
+  for (const auto& [id, bytes] : overheads.items())
+    md << "| + " << id << " | " << format_thousands(bytes.get<int64_t>()) << " | " << format_gb(bytes.get<int64_t>()) << " |\n";
+  md << "| **Reserved** | " << format_thousands(i64(p, "reserved_bytes"))
      << " | " << format_gb(i64(p, "reserved_bytes")) << " |\n\n";
 
   md << "## Largest batch per card\n\n| Card | Full fine-tune | LoRA | QLoRA | Serve |\n|---|---|---|---|---|\n";
@@ -107,7 +118,7 @@ std::string report_markdown(const json& r) {
   const json& cost = r["cost"];
   md << "\n## Cost\n\n" << i64(cost, "epochs") << " epochs × " << i64(cost, "samples") << " samples × "
      << i64(cost, "seq") << " tokens, MFU " << cost["mfu"].get<double>() << ".";
-  if (!cost["priced"].is_null() && cost["priced"]["fits"].get<bool>())
+  if (!cost["priced"].is_null() && cost["priced"].value("priced", false))
     md << " On " << cost["priced"]["card"].get<std::string>() << ": " << usd(cost["priced"]["usd"].get<double>()) << ".";
   if (!cost["cheapest"].is_null())
     md << " Cheapest that fits: " << cost["cheapest"]["mode"].get<std::string>() << " on "

@@ -35,3 +35,14 @@ TEST_CASE("a broken header is a coded error") {
   const json r = plan(example("gpt2.json"), {{"safetensors_header", "{not json"}});
   CHECK(r["error"]["code"] == "checkpoint.header");
 }
+
+TEST_CASE("a tied head stored again in the file is a counted copy, not unexplained") {
+  json header = {{"transformer.wte.weight", {{"dtype", "F32"}, {"shape", {50257, 768}}, {"data_offsets", {0, 1}}}},
+                 {"lm_head.weight", {{"dtype", "F32"}, {"shape", {50257, 768}}, {"data_offsets", {0, 1}}}}};
+  const json r = plan(example("gpt2.json"), {{"safetensors_header", header.dump()}});
+  REQUIRE(r["ok"] == true);
+  CHECK(r["checkpoint"]["tied_copies"] == 50257 * 768);
+  CHECK(r["checkpoint"]["extra"].empty());
+  // The file lacks every other tensor, so the remainder is negative by exactly those parameters.
+  CHECK(r["checkpoint"]["unexplained"] == 50257 * 768 - 124439808LL - 12582912LL);
+}

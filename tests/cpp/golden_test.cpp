@@ -40,3 +40,14 @@ TEST_CASE("golden models trace to their published totals") {
     CHECK(names.size() == m.tensors.size());
   }
 }
+
+TEST_CASE("every registered model_type has a golden model") {
+  std::set<std::string> golden_types;
+  for (const auto& e : std::filesystem::directory_iterator(CARDFIT_GOLDEN_DIR))
+    if (e.path().extension() == ".json")
+      golden_types.insert(json::parse(read_text(e.path().string())).at("config").value("model_type", ""));
+  for (const auto& f : family_registry()) {
+    INFO(f.model_type);
+    CHECK(golden_types.count(std::string(f.model_type)) == 1);
+  }
+}

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { readFileSync, writeFileSync, mkdtempSync, mkdirSync, copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -87,7 +87,7 @@ test('--safetensors reads only the header of a .safetensors file', () => {
   // The header reached the core: it either reconciles its 6 scalars or judges it with a core code.
   const r = cardfit(['--json', '--safetensors', file, gpt2.path]);
   if (r.code === 0) assert.equal(lines(r.out)[0].checkpoint.scalars, 6);
-  else assert.match(lines(r.err)[0].error.code, /^(?!cli\.)/, r.err);
+  else assert.match(lines(r.err)[0].error.code, /^(?!cli\.|api\.)/, r.err);
   writeFileSync(file, Buffer.from('not a safetensors file'));
   const bad = cardfit(['--json', '--safetensors', file, gpt2.path]);
   assert.equal(bad.code, 2);
@@ -98,4 +98,15 @@ test('--help prints usage and exits 0', () => {
   const r = cardfit(['--help']);
   assert.equal(r.code, 0);
   assert.match(r.out, /^usage: scripts\/cardfit/);
+});
+
+test('without a build it says how to build and exits 1', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cardfit-'));
+  mkdirSync(join(dir, 'scripts'));
+  copyFileSync(join(root, 'scripts', 'cardfit'), join(dir, 'scripts', 'cardfit'));
+  const r = spawnSync(process.execPath, [join(dir, 'scripts', 'cardfit'), gpt2.path], { encoding: 'utf8', timeout: 30_000 });
+  assert.equal(r.status, 1);
+  const [e] = lines(r.stderr);
+  assert.equal(e.error.code, 'cli.not_built');
+  assert.match(e.error.message, /scripts\/build/);
 });

@@ -35,10 +35,10 @@ Model granite(const Config& c) {
   for (int i = 0; i < d.layers; ++i) {
     const std::string p = "model.layers." + std::to_string(i);
     b.block(p, "decoder_layer", i);
-    pre_norm_decoder_layer(b, {.prefix = p, .attn = granite_attention(p, d, attn_bias),
-                               .mlp = {.prefix = p + ".mlp", .hidden = d.hidden,
-                                       .intermediate = d.intermediate, .bias = mlp_bias, .act = act},
-                               .hidden = d.hidden});
+    const AttentionSpec attn = granite_attention(p, d, attn_bias);
+    const MlpSpec mlp{.prefix = p + ".mlp", .hidden = d.hidden, .intermediate = d.intermediate,
+                      .bias = mlp_bias, .act = act};
+    pre_norm_decoder_layer(b, {.prefix = p, .attn = attn, .mlp = mlp, .hidden = d.hidden});
   }
   b.block("final", "final");
   b.norm("model.norm", d.hidden, NormKind::rmsnorm);

@@ -43,6 +43,8 @@ Model llama(const Config& c) {
 
   ModelBuilder b(type, "llama");
   set_dims(b, d, c);
+  // Qwen2Config keeps sliding_window only with use_sliding_window (otherwise None).
+  if (type == "qwen2" && !c.boolean_or("use_sliding_window", false)) b.dims().sliding_window = 0;
   b.block("model.embed_tokens", "embedding");
   token_embedding(b, "model.embed_tokens", d.vocab, d.hidden);
   for (int i = 0; i < d.layers; ++i) {

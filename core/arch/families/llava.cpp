@@ -27,7 +27,7 @@ Model llava(const Config& c) {
   const std::string text_type = text_in.string_or("model_type", "llama");
   const Config text = text_type == "llama" ? with_defaults(text_in, kLlamaDefaults)
                                            : with_defaults(text_in, R"({"model_type": ")" + text_type + "\"}");
-  const Config vision = c.has_object("vision_config") ? c.child("vision_config")
+  const Config vision = c.has("vision_config") ? c.child("vision_config")
                                                       : with_defaults(child_or_empty(c, "vision_config"), kClipDefaults);
   const VitSpec v = read_vit(vision, "clip_vision_model", "vision_tower.vision_model");
   // vision_feature_layer: one layer index, or a list whose features are concatenated.
