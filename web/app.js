@@ -89,10 +89,12 @@
     const c = r.cost;
     if (!c || typeof c !== 'object') return null;
     const names = Object.fromEntries(list(r.cards).map((card) => [card.id, card.name]));
-    const usd = (v) => (isNum(v) ? `$${v.toFixed(2)}` : DASH);
-    const hours = (v) => (isNum(v) ? v.toFixed(1) : DASH);
+    const usd = (v) => (isNum(v) && v > 0 ? `$${v.toFixed(2)}` : DASH);
+    const hours = (v) => (isNum(v) && v > 0 ? v.toFixed(1) : DASH);
     const run = (x) => (x ? `${text(x.mode)} on ${int(x.cards)} × ${text(names[x.card] || x.card)}: ${usd(x.usd)}, ${hours(x.hours)} h` : DASH);
-    const rows = list(c.rows).map((x) => row(el('th', { scope: 'row' }, text(names[x.card] || x.card)), text(x.mode), num(int(x.cards)), num(hours(x.hours)), num(usd(x.usd))));
+    const rows = list(c.rows).map((x) => row(el('th', { scope: 'row' }, text(names[x.card] || x.card)), text(x.mode),
+      x.fits === false ? [num('does not fit'), num(DASH), num(DASH)]
+        : [num(`${int(x.cards)}${x.strategy && x.strategy !== 'single' ? ` (${x.strategy})` : ''}`), num(hours(x.hours)), num(usd(x.usd))]));
     return section('Cost',
       el('p', null, `${int(c.epochs)} epochs × ${int(c.samples)} samples × ${int(c.seq)} tokens at batch ${int(c.batch)}, MFU ${text(c.mfu)} (roofline estimate).`),
       el('dl', { className: 'summary' }, el('dt', null, 'Priced on'), el('dd', null, run(c.priced)), el('dt', null, 'Cheapest that fits'), el('dd', null, run(c.cheapest))),

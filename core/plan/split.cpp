@@ -43,6 +43,10 @@ std::vector<int64_t> greedy(const std::vector<BlockMemory>& blocks, int64_t stag
 }
 }  // namespace
 
+double pipeline_stage_peak(const MemoryModel& memory, size_t first, size_t last, int64_t mult) {
+  return stage_peak(memory.blocks(), first, last, double(mult));
+}
+
 std::vector<int64_t> pipeline_cut(const MemoryModel& memory, int64_t stages, int64_t micro, int64_t limit,
                                   int64_t* fullest) {
   const auto& blocks = memory.blocks();

@@ -15,6 +15,10 @@ namespace cardfit {
 std::vector<int64_t> pipeline_cut(const MemoryModel& memory, int64_t stages, int64_t micro_batches,
                                   int64_t limit, int64_t* fullest = nullptr);
 
+/// Peak bytes of one pipeline stage holding blocks [first, last) with `micro_batches_in_flight`
+/// micro-batches of activations: the blocks' state, their activations, the largest working set.
+double pipeline_stage_peak(const MemoryModel& memory, size_t first, size_t last, int64_t micro_batches_in_flight);
+
 /// The split of `memory` (batch 1) over cards of `capacity` bytes, or nothing if even `max_cards`
 /// cards cannot hold it. `micro_batches`: micro-batches per step for the pipeline schedule.
 std::optional<Split> split_across_cards(const MemoryModel& memory, int64_t capacity, int64_t micro_batches,
