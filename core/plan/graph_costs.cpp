@@ -236,7 +236,7 @@ BlockCost block_cost(const Model& m, size_t bi, const StepSetup& s, int64_t seq,
   Ten last = stream;
   std::vector<Ten> produced(nodes.size());
   const bool post_norm = !nodes.empty() && nodes.back().op == Op::norm && b.layer >= 0 && nodes.front().op != Op::norm;
-  int64_t widest = hidden;  // widest per-token tensor of the block (working-set estimate)
+  int64_t widest = hidden;  // most elements per token live at once inside one op (working set)
   int64_t eager_scores = 0; // heads × q × k of an eager attention (per sample)
   int64_t flash_accum = 0;  // per token: fp32 dq accumulator of a flash/SDPA backward
   bool embedded = false;
@@ -285,7 +285,8 @@ BlockCost block_cost(const Model& m, size_t bi, const StepSetup& s, int64_t seq,
           qk = true;
           // q/k norms act on the projection output: find the attention geometry that follows.
           int64_t width = n.in;
-          for (size_t j = i + 1; j < nodes.size(); ++j)
+          // One module per head (StableLM's LayerNormPerHead) normalises one head's slice.
+          for (size_t j = i + 1; j < nodes.size() && !contains(n.name, ".norms."); ++j)
             if (nodes[j].op == Op::attention) {
               const bool is_k = contains(n.name, "k_norm") || contains(n.name, "k_layernorm");
               width = (is_k ? nodes[j].attn.kv_heads : nodes[j].attn.heads) * nodes[j].attn.head_dim;
@@ -370,7 +371,7 @@ BlockCost block_cost(const Model& m, size_t bi, const StepSetup& s, int64_t seq,
         if (n.op == Op::router) {
           produced[i].width = 0;  // router logits are not a stream tensor
         } else if (!vocab_head) {
-          widest = std::max(widest, width_out);
+          widest = std::max(widest, add(width_in, width_out));
           last = produced[i];
         }
         if (quantized || n.op == Op::linear) out.largest_weight = std::max(out.largest_weight, mul(n.in, n.out));
@@ -404,7 +405,7 @@ BlockCost block_cost(const Model& m, size_t bi, const StepSetup& s, int64_t seq,
         }
         if (s.attention == Attention::eager) eager_scores = std::max(eager_scores, mul(mul(g.heads, tq), tk));
         else flash_accum = std::max(flash_accum, mul(g.heads * g.head_dim, 4));
-        widest = std::max(widest, mul(3, g.heads * std::max(g.head_dim, g.v_head_dim)));
+        widest = std::max(widest, g.heads * (g.head_dim + g.v_head_dim) + kvh * (g.head_dim + g.v_head_dim));
         produced[i] = o;
         last = o;
         break;
@@ -413,6 +414,7 @@ BlockCost block_cost(const Model& m, size_t bi, const StepSetup& s, int64_t seq,
         const int64_t width = mul(n.out, n.active);
         Ten x = last.width == width ? last : w.fresh(width, c);
         Ten y = activation(w, x, width, n.detail, s);
+        widest = std::max(widest, mul(2, width));
         if (s.train && s.dropout.activation > 0) {
           w.raw_per_token(width);
           y = w.fresh(width, y.bytes);
@@ -445,7 +447,8 @@ BlockCost block_cost(const Model& m, size_t bi, const StepSetup& s, int64_t seq,
           produced[i] = w.fresh(width, produced[i].bytes);
         }
         last = produced[i];
-        widest = std::max(widest, 2 * width);
+        // act(gate), up and their product; a fused gate_up output stays whole until the product.
+        widest = std::max(widest, mul(gate.id == up.id ? 4 : 3, width));
         break;
       }
       case Op::ssm: {
@@ -472,10 +475,10 @@ BlockCost block_cost(const Model& m, size_t bi, const StepSetup& s, int64_t seq,
   }
   if (s.train && b.kind == "embedding" && s.dropout.embedding > 0) w.raw_per_token(hidden);
 
-  // Working sets: the residual stream in and out plus the widest intermediates (an MLP holds
-  // act(gate), up and their product at once; its backward holds their gradients).
+  // Working sets: the residual stream in and out plus what one op holds at once (an MLP holds
+  // act(gate), up and their product; its backward holds their gradients).
   const int64_t stream_tok = mul(2 * hidden, s.stream);
-  const int64_t inner_tok = mul(3 * widest, c);
+  const int64_t inner_tok = mul(widest, c);
   out.forward = mul(T, add(stream_tok, inner_tok));
   out.backward = mul(T, add(add(stream_tok, inner_tok), flash_accum));
   if (eager_scores > 0) {

@@ -353,7 +353,7 @@ MemoryModel::MemoryModel(const Model& m, const Options& opt, Mode mode, int64_t 
         // Dequantized 16-bit weight while one quantized linear runs (GPTQ's dequantize path
         // also gathers fp16 scales and int zeros per weight).
         const int64_t per = s.quant == QuantKind::gptq ? 8 : 2;
-        dequant[bi] = std::max(dequant[bi], mul(wel, per));
+        dequant[bi] = std::max(dequant[bi], mul(mul(n.in, n.out), per));  // one expert at a time
       }
     }
     for (const auto& t : block_trainables[bi]) {

@@ -20,15 +20,18 @@ struct SplitOption {
   double card_hours = 1;             // card-hours relative to ideal scaling (pipeline bubble)
 };
 
+/// The strategy with the fewest cards (ties: fewer card-hours), every strategy that fits, and the
+/// one with the fewest card-hours (ties: fewer cards).
 struct Split : SplitOption {
   std::vector<SplitOption> alternatives;  // every strategy that fits, each at its fewest cards
+  std::string cheapest;                   // strategy with the fewest card-hours
 };
 
 struct CardRow {
   const Card* card = nullptr;
   int64_t max_batch[4] = {0, 0, 0, 0};      // by Mode
   int64_t safe_batch[4] = {0, 0, 0, 0};     // largest batch that still fits at estimate × borderline factor
-  bool borderline[4] = {false, false, false, false};  // max_batch is in the borderline band
+  bool borderline[4] = {false, false, false, false};  // holds batch 1 only within the borderline band
   std::optional<Split> split[4];           // when batch 1 does not fit one card
 };
 

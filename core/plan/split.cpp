@@ -160,17 +160,27 @@ std::optional<Split> split_across_cards(const MemoryModel& memory, int64_t capac
     options.push_back(std::move(o));
   }
   if (options.empty()) return std::nullopt;
-  // Cheapest: fewest card-hours, then fewest cards; serving: fewest cards.
-  auto better = [&](const SplitOption& a, const SplitOption& b) {
-    if (memory.mode() != Mode::serve && std::abs(a.card_hours - b.card_hours) > 1e-9) return a.card_hours < b.card_hours;
+  // Chosen: the fewest cards, then the fewest card-hours. Cheapest: the reverse order.
+  auto fewer = [](const SplitOption& a, const SplitOption& b) {
+    if (a.cards != b.cards) return a.cards < b.cards;
+    return a.card_hours < b.card_hours - 1e-9;
+  };
+  auto cheaper = [](const SplitOption& a, const SplitOption& b) {
+    if (std::abs(a.card_hours * double(a.cards) - b.card_hours * double(b.cards)) > 1e-9 &&
+        std::abs(a.card_hours - b.card_hours) > 1e-9)
+      return a.card_hours < b.card_hours;
     return a.cards < b.cards;
   };
   const SplitOption* best = &options.front();
-  for (const auto& o : options)
-    if (better(o, *best)) best = &o;
+  const SplitOption* cheapest = &options.front();
+  for (const auto& o : options) {
+    if (fewer(o, *best)) best = &o;
+    if (cheaper(o, *cheapest)) cheapest = &o;
+  }
   Split s;
   static_cast<SplitOption&>(s) = *best;
   s.alternatives = options;
+  s.cheapest = cheapest->strategy;
   return s;
 }
 

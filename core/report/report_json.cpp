@@ -1,6 +1,7 @@
 // Model + Plan → the JSON report. Field names are a contract (DESIGN.md); add, never rename.
 #include <nlohmann/json.hpp>
 
+#include "../plan/curve.hpp"
 #include "../plan/graph_costs.hpp"
 #include "report.hpp"
 
@@ -33,6 +34,7 @@ json split_json(const Split& s) {
   json alt = json::array();
   for (const auto& o : s.alternatives) alt.push_back(split_option_json(o));
   j["alternatives"] = alt;
+  j["cheapest"] = s.cheapest;
   return j;
 }
 
@@ -70,7 +72,7 @@ json graph_json(const Model& m, int64_t batch, int64_t seq, const Options& opt) 
       const Node& n = b.nodes[ni];
       const int64_t kv_len = n.op == Op::attention && n.attn.cross ? seq : tokens;
       json node = {{"name", n.name}, {"op", op_name(n.op)}, {"detail", n.detail}, {"block", bi},
-                   {"out_shape", {batch, tokens, n.out * n.active}}, {"params", n.params},
+                   {"out_shape", {batch, tokens, n.out}}, {"params", n.params},
                    {"flops_per_token", forward_flops_per_token(n, kv_len)},
                    {"saved_bytes", checked_mul(cost.node_saved[ni], batch, "saved activations")}};
       if (n.experts > 1) node["experts"] = {{"stored", n.experts}, {"active", n.active}};
@@ -172,6 +174,16 @@ json report_json(const ReportInput& in) {
                      {"usd_per_gpu_hr", price ? json(*price) : json(nullptr)}});
   }
   r["cards"] = cards;
+
+  // Memory against batch per mode (core/plan/curve.hpp): the page's batch-vs-memory chart.
+  json curves = json::object();
+  for (const auto& c : memory_curves(m, p)) {
+    json points = json::array();
+    for (const auto& pt : c.points)
+      points.push_back({{"batch", pt.batch}, {"peak_bytes", pt.peak_bytes}, {"reserved_bytes", pt.reserved_bytes}});
+    curves[mode_name(c.mode)] = {{"seq", c.seq}, {"points", points}};
+  }
+  r["curves"] = curves;
 
   const Cost& c = p.cost;
   json rows = json::array();

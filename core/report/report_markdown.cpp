@@ -33,7 +33,11 @@ std::string where_it_fits(const json& r, const char* mode) {
 
 std::string cell(const json& card, const char* mode) {
   const int64_t b = i64(card["max_batch"], mode);
-  if (b > 0) return "batch " + std::to_string(b) + (card["borderline"].value(mode, false) ? ", borderline" : "");
+  if (b > 0) {
+    const int64_t safe = card.contains("safe_batch") ? i64(card["safe_batch"], mode) : b;
+    if (card["borderline"].value(mode, false)) return "batch " + std::to_string(b) + ", borderline";
+    return "batch " + std::to_string(b) + (safe < b ? " (" + std::to_string(safe) + " with margin)" : "");
+  }
   const json& s = card["split"][mode];
   if (s.is_null()) return "does not fit at batch 1";
   std::string cut;
@@ -44,6 +48,7 @@ std::string cell(const json& card, const char* mode) {
   for (const auto& a : alternatives)
     if (a["strategy"] != s["strategy"])
       out += "; " + a["strategy"].get<std::string>() + ": " + std::to_string(i64(a, "cards"));
+  if (s.contains("cheapest") && s["cheapest"] != s["strategy"]) out += "; cheapest in card-hours: " + s["cheapest"].get<std::string>();
   return out;
 }
 

@@ -25,3 +25,13 @@ TEST_CASE("the embedded catalog has the required cards with capacities and sourc
   CHECK(cat.mfu > 0);
   CHECK(cat.overheads.cuda_context_bytes > 0);
 }
+
+TEST_CASE("a card without published TFLOP/s has a capacity but no training rate") {
+  const Catalog cat = load_catalog();
+  const Card* titan = find_card(cat, "titan-rtx");
+  REQUIRE(titan != nullptr);
+  CHECK(titan->capacity_bytes > 0);
+  CHECK(titan->dense_tflops(Precision::bf16_mixed) == 0);
+  // The T4 has no bf16: training is costed at its fp16 rate.
+  CHECK(find_card(cat, "t4")->dense_tflops(Precision::bf16_mixed) == find_card(cat, "t4")->fp16_tflops);
+}

@@ -1,0 +1,85 @@
+// web/src/exports.js: what leaves the page as files or clipboard text: the Markdown twin and the
+// JSON report (both exactly as the core wrote them), the card table as CSV, a badge in the shields.io
+// endpoint format, and the embed snippet for <cardfit-plan>. Not a planner: fields of the report,
+// reformatted.
+
+function csvCell(v) {
+  const s = v === null || v === undefined ? '' : String(v);
+  // Quote fields with separators, and neutralise spreadsheet formulas from config-derived names.
+  const safe = /^[=+\-@\t\r]/.test(s) && !/^-?\d/.test(s) ? `'${s}` : s;
+  return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+function cardsCsv(r) {
+  const head = ['card_id', 'card', 'capacity_bytes', 'usd_per_gpu_hr'];
+  for (const m of MODES) head.push(`${m}_max_batch`, `${m}_safe_batch`, `${m}_borderline`, `${m}_split_cards`, `${m}_split_strategy`, `${m}_split_stage_blocks`);
+  const rows = [head];
+  for (const c of list(r.cards)) {
+    const row = [c.id, c.name, c.capacity_bytes, c.usd_per_gpu_hr ?? ''];
+    for (const m of MODES) {
+      const s = (c.split || {})[m];
+      row.push((c.max_batch || {})[m] ?? '', (c.safe_batch || {})[m] ?? '', (c.borderline || {})[m] ? 'true' : 'false',
+        s ? s.cards : '', s ? s.strategy : '', s ? list(s.stage_blocks).join('+') : '');
+    }
+    rows.push(row);
+  }
+  return rows.map((row) => row.map(csvCell).join(',')).join('\r\n') + '\r\n';
+}
+
+// shields.io endpoint JSON (https://shields.io/badges/endpoint-badge): label, message, color.
+function badgeJson(r) {
+  const modes = r.modes || {};
+  const parts = [];
+  if (modes.full) parts.push(`full ${bytes(modes.full.reserved_bytes)}`);
+  if (modes.lora) parts.push(`LoRA ${bytes(modes.lora.reserved_bytes)}`);
+  if (modes.serve) parts.push(`serve ${bytes(modes.serve.reserved_bytes)}`);
+  return JSON.stringify({ schemaVersion: 1, label: 'GPU memory (cardfit)', message: parts.join(' · ') || 'n/a', color: 'blue', cacheSeconds: 86400 }, null, 2) + '\n';
+}
+
+// The embed snippet: a hub id when the model came from the hub, else the config inline (its JSON
+// escaped so it cannot close the script element).
+function embedSnippet(slot, options) {
+  const attrs = [];
+  const attr = (name, v) => attrs.push(`${name}="${String(v).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;')}"`);
+  if (slot && slot.hubId) attr('hub-id', slot.hubId);
+  for (const [k, v] of Object.entries(options || {})) {
+    if (['safetensors_header', 'safetensors_index'].includes(k)) continue;
+    attr(k.replace(/_/g, '-'), Array.isArray(v) ? v.join(',') : k === 'prices' ? Object.entries(v).map(([a, b]) => `${a}:${b}`).join(',') : v);
+  }
+  const open = `<cardfit-plan${attrs.length ? ' ' + attrs.join(' ') : ''}>`;
+  const script = '<script src="cardfit-widget.js" defer></script>';
+  if (slot && slot.hubId) return `${script}\n${open}</cardfit-plan>\n`;
+  let compact = slot && slot.text ? slot.text : '{}';
+  try { compact = JSON.stringify(JSON.parse(compact)); } catch (e) { /* keep the text as typed */ }
+  return `${script}\n${open}\n  <script type="application/json">${compact.replace(/</g, '\\u003c')}</script>\n</cardfit-plan>\n`;
+}
+
+function download(name, textBody, type) {
+  const url = URL.createObjectURL(new Blob([textBody], { type }));
+  const a = el('a', { href: url, download: name, hidden: true });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+}
+
+async function copyText(s) {
+  try {
+    await navigator.clipboard.writeText(s);
+    return true;
+  } catch (e) {
+    // file:// pages may lack clipboard permission: fall back to a selected textarea.
+    const t = el('textarea', { value: s, 'aria-hidden': 'true', className: 'offscreen' });
+    document.body.append(t);
+    t.select();
+    let ok = false;
+    try { ok = document.execCommand('copy'); } catch (e2) { ok = false; }
+    t.remove();
+    return ok;
+  }
+}
+
+// A file name from the model's label: "Qwen/Qwen2.5-3B" → "Qwen2.5-3B".
+function fileStem(label) {
+  return (String(label || 'model').split('/').pop() || 'model').replace(/[^\w.-]+/g, '_').slice(0, 80) || 'model';
+}

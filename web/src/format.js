@@ -1,0 +1,84 @@
+// web/src/format.js: DOM and number formatting shared by the page and the widget. Not a planner:
+// nothing here computes memory or cost; it turns the core's exact integers into text. Every string
+// that can come from a config goes into the DOM as a text node (never as markup).
+
+const DASH = '—';
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+// el('td', {className: 'num', 'aria-label': 'x'}, 'text', node, [more]): strings become text nodes.
+// Keys with a dash (aria-*, data-*) and 'for'/'role' are attributes; the rest are DOM properties.
+function el(tag, props, ...children) {
+  const node = document.createElement(tag);
+  setProps(node, props);
+  return addChildren(node, children);
+}
+
+function svgEl(tag, attrs, ...children) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v !== null && v !== undefined && v !== false) node.setAttribute(k, String(v));
+  }
+  return addChildren(node, children);
+}
+
+function setProps(node, props) {
+  for (const [k, v] of Object.entries(props || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k.includes('-') || k === 'for' || k === 'role') node.setAttribute(k, v === true ? '' : String(v));
+    else if (k === 'dataset') Object.assign(node.dataset, v);
+    else node[k] = v;
+  }
+}
+
+function addChildren(node, children) {
+  for (const child of children.flat(Infinity)) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : String(child));
+  }
+  return node;
+}
+
+const isNum = (v) => typeof v === 'number' && Number.isFinite(v);
+const list = (v) => (Array.isArray(v) ? v : []);
+const entries = (v) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.entries(v) : []);
+const text = (v) => (v === null || v === undefined || v === '' ? DASH : typeof v === 'object' ? JSON.stringify(v) : String(v));
+
+// Exact integers with thousands separators: 124439808 → "124,439,808" (beyond 2^53 the JSON
+// number is already rounded by JSON.parse; counts that large do not occur).
+const int = (v) => (isNum(v) ? String(Math.trunc(v)).replace(/\B(?=(\d{3})+(?!\d))/g, ',') : DASH);
+
+// Units: GB (10^9, as the vendors and the reference pages) or GiB (2^30); one choice for the whole
+// view, so a table never mixes the two.
+const units = { binary: false };
+function sig3(x) {
+  return x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2);
+}
+function bytes(v) {
+  if (!isNum(v)) return DASH;
+  const [giga, mega, g, m] = units.binary ? [2 ** 30, 2 ** 20, 'GiB', 'MiB'] : [1e9, 1e6, 'GB', 'MB'];
+  if (Math.abs(v) >= giga || v === 0) return `${sig3(v / giga)} ${g}`;
+  return `${sig3(v / mega)} ${m}`;
+}
+// A number of bytes on an axis or in a table column, always in the big unit.
+function gbNumber(v) {
+  return isNum(v) ? v / (units.binary ? 2 ** 30 : 1e9) : NaN;
+}
+const unitName = () => (units.binary ? 'GiB' : 'GB');
+const usd = (v) => (isNum(v) && v > 0 ? `$${v >= 1000 ? int(Math.round(v)) : v.toFixed(2)}` : DASH);
+const hours = (v) => (isNum(v) && v > 0 ? (v >= 100 ? int(Math.round(v)) : v.toFixed(1)) : DASH);
+const shape = (v) => (Array.isArray(v) ? v.join(' × ') : text(v));
+// 2.45e13 → "24.5 T": FLOPs and other large counts where exact digits do not help.
+function si(v) {
+  if (!isNum(v)) return DASH;
+  const steps = [[1e15, 'P'], [1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'k']];
+  for (const [k, s] of steps) if (Math.abs(v) >= k) return `${sig3(v / k)} ${s}`;
+  return String(v);
+}
+// The card name without the vendor prefix and memory suffix: "NVIDIA A10G 24GB (AWS)" → "A10G".
+function shortCard(name) {
+  return String(name || '').replace(/^(NVIDIA|AMD Instinct|AMD)\s+/, '').replace(/^GeForce\s+/, '')
+    .replace(/\s+\d+\s*GB.*$/i, '').trim() || String(name || '');
+}
+const MODE_LABELS = { full: 'Full fine-tune', lora: 'LoRA', qlora: 'QLoRA', serve: 'Serve' };
+const MODES = ['full', 'lora', 'qlora', 'serve'];
+const modeLabel = (m) => MODE_LABELS[m] || text(m);

@@ -1,0 +1,268 @@
+// web/src/render.js: the page's report view, section by section, from the core's report object
+// (docs/api.md). Not a planner: it selects, orders and formats what the report says; no memory or
+// cost is computed here. Config-derived strings only ever become text nodes (see el()).
+
+function table(caption, head, rows, className) {
+  return el('div', { className: 'table-wrap' }, el('table', { className: className || '' },
+    caption ? el('caption', null, caption) : null,
+    // A heading written '#Name' heads a numeric (right-aligned) column.
+    el('thead', null, el('tr', null, head.map((h) => el('th', { scope: 'col', className: h[0] === '#' ? 'num' : '' }, h.replace(/^#/, ''))))),
+    el('tbody', null, rows)));
+}
+const td = (v, className) => el('td', { className: className || '' }, v);
+const num = (v, className) => el('td', { className: `num ${className || ''}` }, v);
+const rowHead = (v) => el('th', { scope: 'row' }, v);
+
+function section(id, title, ...body) {
+  return el('section', { id, className: 'block', 'aria-labelledby': `${id}-h` }, el('h2', { id: `${id}-h` }, title), body);
+}
+
+const STRATEGY_LABELS = { pipeline: 'pipeline cut', zero1: 'ZeRO-1', zero2: 'ZeRO-2', zero3: 'ZeRO-3', tensor: 'tensor parallel', single: 'one card' };
+const strategyLabel = (s) => STRATEGY_LABELS[s] || text(s);
+
+// One card × mode cell of the card table: the core's largest batch, borderline flag, or cut.
+function fitCell(card, mode) {
+  const n = (card.max_batch || {})[mode];
+  const safe = (card.safe_batch || {})[mode];
+  const split = (card.split || {})[mode];
+  if (isNum(n) && n > 0) {
+    if ((card.borderline || {})[mode]) return { kind: 'borderline', text: `batch ${int(n)}, borderline`, title: 'Holds batch 1 on the estimate but not with the error margin: measure one step before reserving it.' };
+    const margin = isNum(safe) && safe < n ? ` (${int(safe)} with margin)` : '';
+    return { kind: 'fits', text: `batch ${int(n)}${margin}`, title: margin ? `Largest batch on the estimate ${int(n)}; ${int(safe)} still fits at the estimate × the borderline factor.` : '' };
+  }
+  if (split && isNum(split.cards)) {
+    const stages = list(split.stage_blocks);
+    const cut = stages.length ? `: ${stages.join(' + ')} blocks` : '';
+    const alts = list(split.alternatives).filter((a) => a.strategy !== split.strategy).map((a) => `${strategyLabel(a.strategy)} on ${a.cards}`);
+    const title = [`${split.cards} cards, ${strategyLabel(split.strategy)}${cut}; fullest card holds ${bytes(split.per_card_bytes)}.`,
+      alts.length ? `Also fits: ${alts.join(', ')}.` : '',
+      split.cheapest && split.cheapest !== split.strategy ? `Fewest card-hours: ${strategyLabel(split.cheapest)}.` : ''].filter(Boolean).join(' ');
+    return { kind: 'split', text: `${split.cards} cards, ${strategyLabel(split.strategy)}${cut}`, title };
+  }
+  return { kind: 'none', text: 'does not fit', title: 'Batch 1 does not fit one card, and no cut across cards of this type holds it.' };
+}
+
+function heroSection(r) {
+  const model = r.model || {};
+  const d = model.dims || {};
+  const facts = [
+    `model_type ${text(model.model_type)}`,
+    model.family && model.family !== model.model_type ? `traced as ${model.family}` : null,
+    isNum(d.layers) ? `${d.layers} layers` : null,
+    isNum(d.hidden) ? `hidden ${int(d.hidden)}` : null,
+    isNum(d.heads) ? `${d.heads} heads${isNum(d.kv_heads) && d.kv_heads !== d.heads ? ` (${d.kv_heads} KV)` : ''}` : null,
+    isNum(d.experts) && d.experts > 0 ? `${d.experts} experts, ${d.experts_per_token} per token` : null,
+    isNum(d.vocab) ? `vocabulary ${int(d.vocab)}` : null,
+    isNum(d.max_positions) && d.max_positions > 0 ? `context ${int(d.max_positions)}` : null,
+  ].filter(Boolean).join(' · ');
+  return el('section', { className: 'hero', 'aria-label': 'Summary' },
+    el('p', { className: 'headline', id: 'headline' }, text(r.headline)),
+    el('p', { className: 'muted' }, 'Estimated from the model\'s structure, not measured. ', facts,
+      model.approximate ? el('span', { className: 'badge warn' }, 'approximate: unknown model_type traced as a generic decoder') : null),
+    list(model.notes).length ? el('ul', { className: 'notes' }, list(model.notes).map((n) => el('li', null, text(n)))) : null);
+}
+
+function countSection(r, ctx) {
+  const params = r.params || {};
+  const ck = r.checkpoint;
+  const derived = el('div', { className: 'stat' }, el('h3', null, 'Derived from structure'),
+    el('p', { className: 'big', id: 'params-total' }, int(params.total)),
+    el('p', { className: 'muted' }, `parameters, tied tensors once · ${int(params.tensor_count)} tensors`));
+  let published, reconciled = null;
+  if (ck) {
+    const src = { checkpoint_total: 'the total you entered', safetensors_header: 'the model.safetensors header', safetensors_index: 'model.safetensors.index.json' }[ck.source] || text(ck.source);
+    published = el('div', { className: 'stat' }, el('h3', null, 'In the published checkpoint'),
+      el('p', { className: 'big', id: 'checkpoint-scalars' }, int(ck.scalars)),
+      el('p', { className: 'muted' }, `scalars · from ${src}`, isNum(ck.total_bytes) ? ` · ${bytes(ck.total_bytes)} on disk` : ''));
+    const unexplained = ck.unexplained;
+    reconciled = el('div', { className: `stat ${isNum(unexplained) && unexplained !== 0 ? 'attention' : 'ok'}` }, el('h3', null, 'Reconciled'),
+      el('p', { className: 'equation', id: 'reconciliation' },
+        `${int(ck.scalars)} = ${int(ck.params)} parameters + ${int(ck.buffers)} buffers`,
+        isNum(ck.tied_copies) && ck.tied_copies ? ` + ${int(ck.tied_copies)} tied copies` : '',
+        ` + ${int(unexplained)} unexplained`),
+      el('p', { className: 'muted' }, isNum(unexplained) && unexplained === 0 ? 'Every scalar in the checkpoint is accounted for.' : 'Scalars the traced structure does not explain: see the lists below.'));
+  } else {
+    published = el('div', { className: 'stat' }, el('h3', null, 'In the published checkpoint'),
+      el('p', null, 'Not given. Drop the model.safetensors (only its header is read) or its index, fetch a hub id, or enter the ',
+        ctx.optionLink('checkpoint_total', 'total of scalars'), '.'));
+  }
+  const details = [];
+  if (ck) {
+    const names = (title, items) => (list(items).length ? el('details', null, el('summary', null, `${title} (${list(items).length})`),
+      el('ul', { className: 'names' }, list(items).slice(0, 500).map((n) => el('li', null, el('code', null, text(n))))),
+      list(items).length > 500 ? el('p', { className: 'muted' }, `… and ${list(items).length - 500} more`) : null) : null);
+    details.push(names('Traced but not in the file', ck.missing), names('In the file but not traced', ck.extra));
+    if (list(ck.shape_mismatches).length) {
+      details.push(el('details', null, el('summary', null, `Shape mismatches (${ck.shape_mismatches.length})`),
+        table(null, ['Tensor', 'Traced', 'In the file'], ck.shape_mismatches.map((m) => el('tr', null, td(el('code', null, text(m.name))), td(shape(m.expected)), td(shape(m.found)))))));
+    }
+    if (list(ck.dtypes).length) details.push(el('p', { className: 'muted' }, `Dtypes in the file: ${ck.dtypes.join(', ')}`));
+  }
+  const roles = entries(params.by_role).sort((a, b) => b[1] - a[1]);
+  const byRole = roles.length ? table('Parameters by role', ['Role', '#Parameters', '#Share'],
+    roles.map(([role, n]) => el('tr', null, rowHead(role), num(int(n)), num(params.total ? `${(100 * n / params.total).toFixed(1)}%` : DASH)))) : null;
+  const tensors = list(params.tensors);
+  const tensorList = el('details', { className: 'tensors' }, el('summary', null, `Tensors, named as in the checkpoint (${int(tensors.length)})`));
+  tensorList.addEventListener('toggle', () => {
+    if (!tensorList.open || tensorList.dataset.filled) return;
+    tensorList.dataset.filled = '1';
+    const input = el('input', { type: 'search', placeholder: 'filter by name', 'aria-label': 'Filter tensors by name' });
+    const body = el('tbody');
+    const fill = () => {
+      const q = input.value.trim().toLowerCase();
+      const hits = tensors.filter((t) => !q || String(t.name).toLowerCase().includes(q));
+      body.replaceChildren(...hits.slice(0, 300).map((t) => el('tr', null, td(el('code', null, text(t.name))), num(shape(t.shape)), num(int(t.count)), td(text(t.role)), td(t.tied ? `tied to ${text(t.tied_to)}` : ''))),
+        hits.length > 300 ? el('tr', null, el('td', { colSpan: 5, className: 'muted' }, `${int(hits.length - 300)} more: narrow the filter`)) : '');
+    };
+    input.addEventListener('input', fill);
+    fill();
+    tensorList.append(input, el('div', { className: 'table-wrap' }, el('table', null,
+      el('thead', null, el('tr', null, ['Name', '#Shape', '#Count', 'Role', 'Tied'].map((h) => el('th', { scope: 'col', className: h[0] === '#' ? 'num' : '' }, h.replace('#', ''))))), body)));
+  });
+  return section('count', 'Parameter count against the checkpoint',
+    el('p', { className: 'muted' }, 'The left number is traced from the config, tensor by tensor. The right one is what the published weight files hold; buffers the checkpoint stores (such as causal masks) are explained, not hidden in a delta.'),
+    el('div', { className: 'stats' }, derived, published, reconciled), details, byRole, tensorList);
+}
+
+function memorySection(r, ctx) {
+  const modes = r.modes || {};
+  const rows = MODES.filter((m) => modes[m]).map((m) => ({ label: `${modeLabel(m)}`, parts: memoryParts(modes[m]), total: modes[m].reserved_bytes }));
+  const plan = r.plan || {};
+  if (plan.batch !== 1 || !modes[plan.mode]) rows.push({ label: `Your plan: ${modeLabel(plan.mode)} × ${int(plan.batch)}`, parts: memoryParts(plan), total: plan.reserved_bytes });
+  const bars = memoryBars(rows, {
+    idPrefix: `${ctx.prefix}-bars`,
+    title: 'Memory the card must hold, by component, per mode at batch 1',
+    desc: rows.map((x) => `${x.label}: ${bytes(x.total)}`).join('; '),
+  });
+  const modeRows = MODES.filter((m) => modes[m]).map((m) => el('tr', { className: m === plan.mode ? 'sel' : '' },
+    rowHead(modeLabel(m)), num(int(modes[m].seq)), num(bytes(modes[m].peak_bytes)), num(bytes(modes[m].reserved_bytes)), td(text(modes[m].peak_event || modes[m].peak_phase))));
+  const labels = plan.component_labels || {};
+  const parts = memoryParts(plan).map((p) => el('tr', null, rowHead(labels[p.id] || p.label), num(bytes(p.bytes)), num(plan.reserved_bytes ? `${(100 * p.bytes / plan.reserved_bytes).toFixed(1)}%` : DASH)));
+  const phases = entries(plan.phases).map(([name, b]) => el('tr', { className: name === plan.peak_phase ? 'sel' : '' }, rowHead(name.replace(/_/g, ' ')), num(bytes(b))));
+  return section('memory', 'Memory',
+    el('figure', { className: 'chart-box' }, bars.svg, el('figcaption', null, bars.legend,
+      el('span', { className: 'muted' }, 'Each bar is what the card must hold: the peak torch.cuda.max_memory_allocated would report, plus the allocator reserve and the CUDA context (the two grey ends).'))),
+    table('Batch 1 per mode', ['Mode', '#Tokens', '#Peak allocated', '#Card must hold', 'Peak at'], modeRows),
+    el('h3', { id: 'your-plan' }, `Your plan: ${modeLabel(plan.mode)}, batch ${int(plan.batch)}, ${int(plan.seq)} tokens`),
+    el('p', null, `Peak allocated ${bytes(plan.peak_bytes)}`, plan.peak_event ? ` at ${plan.peak_event}` : '', `; the card must hold `, el('strong', { id: 'plan-reserved' }, bytes(plan.reserved_bytes)), '.'),
+    el('div', { className: 'two' },
+      table('Components at the peak', ['Component', '#Memory', '#Share'], parts),
+      phases.length ? table('Peak of each phase', ['Phase', '#Allocated'], phases) : null));
+}
+
+function batchSection(r, ctx) {
+  if (!r.curves) return null;
+  const mode = (r.plan || {}).mode || 'full';
+  const chart = batchChart(r, mode, { idPrefix: `${ctx.prefix}-curve` });
+  return section('batch', 'Batch against memory',
+    el('figure', { className: 'chart-box' }, chart.svg, el('figcaption', null, chart.legend,
+      el('span', { className: 'muted' }, 'Each line is what the card must hold as the batch grows; dashed lines are the cards\' usable memory. Dots mark the largest batch of the selected mode on each card (the card table has every number).'))));
+}
+
+function cardsSection(r, ctx) {
+  const plan = r.plan || {};
+  const priced = ((r.cost || {}).priced || {}).card;
+  const rows = list(r.cards).map((c) => el('tr', { className: c.id === priced ? 'priced' : '', dataset: { card: c.id } },
+    rowHead(text(c.name || c.id)), num(bytes(c.capacity_bytes)), num(isNum(c.usd_per_gpu_hr) ? `$${c.usd_per_gpu_hr.toFixed(2)}` : DASH),
+    MODES.map((m) => {
+      const f = fitCell(c, m);
+      return el('td', { className: `fit ${f.kind}${m === plan.mode ? ' sel' : ''}`, title: f.title || null }, f.kind === 'borderline' ? [el('span', { 'aria-hidden': 'true' }, '⚠ '), f.text] : f.text);
+    })));
+  const borderline = list(r.assumptions).find((a) => a.id === 'borderline');
+  const split = list(r.assumptions).find((a) => a.id === 'split');
+  return section('cards', 'What fits on which card',
+    el('p', { className: 'muted' }, `Largest batch per card. Training at ${int((r.modes || {}).full?.seq)} tokens per sample, serving at ${int((r.modes || {}).serve?.seq)} tokens per sequence. The priced card is marked; the column of your mode is highlighted.`),
+    table(null, ['Card', '#Usable memory', '#$/GPU-h', '#Full fine-tune', '#LoRA', '#QLoRA', '#Serve'], rows, 'cards'),
+    el('dl', { className: 'footnotes' },
+      el('dt', null, '⚠ borderline'), el('dd', null, borderline ? `${borderline.text} Factor ${borderline.value}.` : 'holds batch 1 only within the estimate\'s error: measure one step before reserving it.'),
+      el('dt', null, 'with margin'), el('dd', null, 'the largest batch that still fits at the estimate × the borderline factor.'),
+      el('dt', null, 'N cards'), el('dd', null, split ? split.text : 'batch 1 does not fit one card: the cut across cards with the fewest cards.')));
+}
+
+function costSection(r) {
+  const c = r.cost;
+  if (!c || typeof c !== 'object') return null;
+  const names = Object.fromEntries(list(r.cards).map((card) => [card.id, card.name]));
+  const run = (x) => {
+    if (!x) return DASH;
+    if (x.fits === false) return `${modeLabel(x.mode)} does not fit on ${text(names[x.card] || x.card)}`;
+    if (x.priced === false) return `${modeLabel(x.mode)} on ${int(x.cards)} × ${text(names[x.card] || x.card)} (no price listed)`;
+    return `${modeLabel(x.mode)} on ${int(x.cards)} × ${text(names[x.card] || x.card)}${x.strategy && x.strategy !== 'single' ? ` (${strategyLabel(x.strategy)})` : ''}: ${usd(x.usd)}, ${hours(x.hours)} h`;
+  };
+  const cheapest = c.cheapest || {};
+  const rows = list(c.rows).map((x) => el('tr', { className: x.card === cheapest.card && x.mode === cheapest.mode ? 'cheapest' : '' },
+    rowHead(text(names[x.card] || x.card)),
+    x.fits === false ? [num('does not fit'), num(DASH), num(DASH)]
+      : [num(`${int(x.cards)}${x.strategy && x.strategy !== 'single' ? ` (${strategyLabel(x.strategy)})` : ''}`), num(x.priced === false ? 'no price' : hours(x.hours)), num(x.priced === false ? DASH : usd(x.usd))]));
+  return section('cost', 'What a run costs',
+    el('p', null, `A roofline estimate of one ${modeLabel(c.mode).toLowerCase()} run: ${int(c.epochs)} epochs × ${int(c.samples)} samples × ${int(c.seq)} tokens (${si(c.tokens)} tokens) at batch ${int(c.batch)}, ${si(c.total_flops)}FLOP at MFU ${text(c.mfu)}.`),
+    el('dl', { className: 'summary' },
+      el('dt', null, 'Priced on'), el('dd', { id: 'cost-priced' }, run(c.priced)),
+      el('dt', null, 'Cheapest plan that fits'), el('dd', { id: 'cost-cheapest' }, el('strong', null, run(c.cheapest)))),
+    table(`${modeLabel(c.mode)} on every card`, ['Card', '#Cards', '#Hours', '#Cost'], rows, 'cost'));
+}
+
+function structureSection(r) {
+  const graph = r.graph || {};
+  const blocks = list(graph.blocks);
+  const nodeRows = (b) => list(b.nodes).map((n) => el('tr', null, td(el('code', null, text(n.name))),
+    td(n.detail && n.detail !== n.op ? `${text(n.op)} (${text(n.detail)})` : text(n.op)),
+    num(shape(n.out_shape)), num(int(n.params)), num(si(n.flops_per_token)), num(bytes(n.saved_bytes))));
+  const items = blocks.map((b) => {
+    const d = el('details', { className: 'struct-block' }, el('summary', null,
+      el('span', { className: 'bname' }, text(b.name), isNum(b.repeat) && b.repeat > 1 ? ` … ${text(b.last)}` : ''),
+      el('span', { className: 'bmeta' }, `${text(b.kind)}${isNum(b.repeat) && b.repeat > 1 ? ` × ${b.repeat}` : ''} · ${int(b.params)} params${isNum(b.repeat) && b.repeat > 1 ? ' each' : ''} · ${list(b.nodes).length} nodes`)));
+    // Tables are built when a block is first opened: large models have thousands of nodes.
+    d.addEventListener('toggle', () => {
+      if (!d.open || d.dataset.filled) return;
+      d.dataset.filled = '1';
+      d.append(table(null, ['Node', 'Op', '#Output shape', '#Parameters', '#FLOPs / token', '#Saved for backward'], nodeRows(b), 'structure'));
+    });
+    return d;
+  });
+  const toggleAll = (open) => () => { for (const d of items) d.open = open; };
+  return section('structure', 'Structure',
+    el('p', { className: 'muted' }, `${int(graph.node_count)} nodes in ${int(blocks.reduce((s, b) => s + (b.repeat || 1), 0))} blocks; identical consecutive blocks are folded. Shapes at batch ${int(graph.batch)} and ${int(graph.seq)} tokens; saved bytes are what the training step keeps for backward.`),
+    el('p', { className: 'buttons' }, el('button', { type: 'button', onclick: toggleAll(true) }, 'Unfold all'), el('button', { type: 'button', onclick: toggleAll(false) }, 'Fold all')),
+    el('div', { className: 'struct' }, items));
+}
+
+function checksSection(r) {
+  const items = list(r.checks).map((c) => el('li', { className: `check ${text(c.severity)}` },
+    el('span', { className: `sev ${text(c.severity)}` }, text(c.severity)), ' ', text(c.message),
+    c.fix ? el('div', { className: 'fix' }, el('strong', null, 'Fix: '), text(c.fix)) : null,
+    el('code', { className: 'check-id' }, text(c.id))));
+  return section('checks', 'What the verifier says', items.length ? el('ul', { className: 'checks' }, items) : el('p', null, 'No findings.'));
+}
+
+function assumptionsSection(r, ctx) {
+  const rows = list(r.assumptions).map((a) => el('tr', null, td(text(a.text)), td(text(a.value)),
+    td(a.option ? ctx.optionLink(a.option, a.option) : DASH), td(text(a.source))));
+  return section('assumptions', 'Assumptions used', el('p', { className: 'muted' }, 'Every assumption is an option with a default; follow the option to change it.'),
+    table(null, ['Assumption', 'Value', 'Option', 'Source'], rows, 'assumptions'));
+}
+
+function twinsSection(r) {
+  const md = el('details', { id: 'markdown-twin' }, el('summary', null, 'Markdown twin'));
+  md.addEventListener('toggle', () => { if (md.open && !md.dataset.filled) { md.dataset.filled = '1'; md.append(el('pre', { className: 'twin' }, text(r.markdown))); } });
+  const js = el('details', { id: 'json-report' }, el('summary', null, 'JSON report'));
+  js.addEventListener('toggle', () => {
+    if (!js.open || js.dataset.filled) return;
+    js.dataset.filled = '1';
+    const s = JSON.stringify(r, null, 1);
+    js.append(el('pre', { className: 'twin' }, s.length > 400000 ? `${s.slice(0, 400000)}\n… (${int(s.length)} characters: use Export → JSON report for all of it)` : s));
+  });
+  return section('twins', 'The same report as Markdown and JSON', md, js);
+}
+
+function renderReport(r, ctx) {
+  const parts = [];
+  for (const part of [heroSection, countSection, memorySection, batchSection, cardsSection, costSection, structureSection, checksSection, assumptionsSection, twinsSection]) {
+    try {
+      parts.push(part(r, ctx));
+    } catch (e) {
+      parts.push(el('p', { className: 'muted' }, `(${part.name}: not shown: ${e.message})`));
+    }
+  }
+  return parts.filter(Boolean);
+}
