@@ -1,39 +1,74 @@
-// scripts/build-web.mjs: writes dist/index.html, the whole app in one self-contained file, by
-// inlining into web/index.html the CSS, the examples, dist/cardfit.js and the page script.
-// Not a bundler and not the wasm build (that is wasm/CMakeLists.txt): plain text substitution.
+// scripts/build-web.mjs: writes the browser files of dist/ from web/ and dist/cardfit.js:
+//   dist/index.html          the whole app in one self-contained file (CSS, examples, the wasm
+//                            module as inert text for the planner's worker, the page script)
+//   dist/cardfit-widget.js   the <cardfit-plan> embed widget, self-contained (wasm inlined)
+//   dist/widget-demo.html    a plain page that uses the widget
+// Not a bundler and not the wasm build (that is wasm/CMakeLists.txt): plain text substitution of
+// the explicit file lists below, each script wrapped in one function scope (no globals).
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const web = (f) => join(root, 'web', f);
+const dist = (f) => join(root, 'dist', f);
 const read = (f) => readFileSync(f, 'utf8');
-const moduleFile = join(root, 'dist', 'cardfit.js');
+const moduleFile = dist('cardfit.js');
 if (!existsSync(moduleFile)) {
   console.error('build-web: dist/cardfit.js is missing; build the wasm first (./scripts/build).');
   process.exit(1);
 }
+
+// The page's and the widget's sources, in order: later files use what earlier ones define.
+const PAGE_SOURCES = ['format.js', 'charts.js', 'render.js', 'state.js', 'sources.js', 'planner.js', 'exports.js', 'compare.js', 'app.js'];
+const WIDGET_SOURCES = ['format.js', 'charts.js', 'state.js', 'sources.js', 'widget.js'];
 
 // Inline script text must not close its own <script> element.
 function script(body, attributes = '') {
   if (/<\/script/i.test(body)) throw new Error('build-web: inlined script contains "</script"');
   return `<script${attributes}>\n${body}\n</script>`;
 }
+const sources = (files) => files.map((f) => `// ---- web/src/${f}\n${read(web(`src/${f}`))}`).join('\n');
 
 const manifest = JSON.parse(read(web('examples/examples.json')));
-const examples = manifest.map(({ id, file }) => ({ id, text: read(web(`examples/${file}`)) }));
+const examples = manifest.map(({ id, file, checkpoint_total: ck }) => ({ id, text: read(web(`examples/${file}`)), ...(ck ? { checkpoint_total: ck } : {}) }));
+const moduleText = read(moduleFile);
 
+// ---- dist/index.html
 const parts = {
   'style.css': () => `<style>\n${read(web('style.css'))}</style>`,
   // JSON in HTML: escaping "<" keeps any "</script>" or "<!--" in a config inert.
   examples: () => script(JSON.stringify(examples).replace(/</g, '\\u003c'), ' type="application/json" id="examples"'),
-  'cardfit.js': () => script(read(moduleFile)),
-  'app.js': () => script(read(web('app.js'))),
+  // Not executed by the page: the planner starts a worker from this text (web/src/planner.js).
+  'cardfit-module': () => script(moduleText, ' type="text/plain" id="cardfit-module"'),
+  'app.js': () => script(`(function () {\n'use strict';\n${sources(PAGE_SOURCES)}\n})();`),
 };
-
-const html = read(web('index.html')).replace(/<!-- inline: ([\w.]+) -->/g, (_, name) => {
+const html = read(web('index.html')).replace(/<!-- inline: ([\w.-]+) -->/g, (_, name) => {
   if (!parts[name]) throw new Error(`build-web: unknown inline marker "${name}"`);
   return parts[name]();
 });
-writeFileSync(join(root, 'dist', 'index.html'), html);
-console.log(`build-web: dist/index.html written (${examples.length} examples)`);
+writeFileSync(dist('index.html'), html);
+
+// ---- dist/cardfit-widget.js: the module and the widget in one function scope; the only thing
+// it leaves behind is the custom element registration.
+const widgetCss = read(web('widget.css'));
+const widget = `/*! cardfit-widget.js: <cardfit-plan> — GPU memory and cost of a transformer, computed in the browser. docs/web.md */
+(function () {
+${moduleText}
+;(function () {
+'use strict';
+const WIDGET_CSS = ${JSON.stringify(widgetCss)};
+${sources(WIDGET_SOURCES)}
+})();
+})();
+`;
+writeFileSync(dist('cardfit-widget.js'), widget);
+
+// ---- dist/widget-demo.html: the demo page, with example configs inlined where marked.
+const demo = read(web('widget-demo.html')).replace(/<!-- inline-json: ([\w.-]+) -->/g, (_, file) => {
+  const compact = JSON.stringify(JSON.parse(read(web(`examples/${file}`))));
+  return compact.replace(/</g, '\\u003c');
+});
+writeFileSync(dist('widget-demo.html'), demo);
+
+console.log(`build-web: dist/index.html (${examples.length} examples), dist/cardfit-widget.js, dist/widget-demo.html written`);

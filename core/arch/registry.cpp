@@ -26,6 +26,7 @@ const std::vector<Family>& family_registry() {
       {"roberta", families::bert},
       {"distilbert", families::distilbert},
       {"t5", families::t5},
+      {"mt5", families::t5},
       {"bart", families::bart},
       {"gemma", families::gemma},
       {"gemma2", families::gemma},

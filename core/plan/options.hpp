@@ -52,10 +52,10 @@ struct Options {
   QuantKind qlora_quant = QuantKind::nf4;
   bool double_quant = true;     // bnb_4bit_use_double_quant (QLoRA recipe)
   bool kbit_upcast = true;      // PEFT prepare_model_for_kbit_training: non-quantized params to fp32
-  int64_t grad_accum = 1;
+  int64_t grad_accum = 1;       // micro-batches per optimizer step (> 1: gradients live through forward)
   int64_t deepspeed_bucket = 0;  // DeepSpeed ZeRO-1/2 reduce_bucket_size (elements); 0: not DeepSpeed
   bool autocast = true;         // torch.autocast wraps the forward (Trainer --bf16/--fp16); false: the
-                                // model itself is cast (DeepSpeed fp16/bf16 engines, model.half())       // micro-batches per optimizer step (> 1: gradients live through forward)
+                                // model itself is cast (DeepSpeed fp16/bf16 engines, model.half())
   OptimizerImpl optimizer_impl = OptimizerImpl::foreach;
   int64_t decoder_seq = 0;      // encoder-decoder: target tokens per sample (0: seq)
   std::optional<double> dropout;           // hidden and attention dropout (default: the model type's)

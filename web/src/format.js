@@ -82,3 +82,42 @@ function shortCard(name) {
 const MODE_LABELS = { full: 'Full fine-tune', lora: 'LoRA', qlora: 'QLoRA', serve: 'Serve' };
 const MODES = ['full', 'lora', 'qlora', 'serve'];
 const modeLabel = (m) => MODE_LABELS[m] || text(m);
+
+// The line of the key a JSON path names ("$.text_config.hidden_size") in the text as typed, so an
+// error can point at it; 0 when not found. A small scanner, not a parser: the core validates.
+function lineOfPath(src, path) {
+  const want = String(path || '').replace(/^\$\.?/, '');
+  if (!want) return 0;
+  const stack = [];          // keys of the open containers ('' for arrays and the root)
+  let pendingKey = null;     // a key read, its value not yet begun
+  let line = 1;
+  for (let i = 0; i < src.length; i++) {
+    const ch = src[i];
+    if (ch === '\n') { line++; continue; }
+    if (ch === '"') {
+      const keyLine = line;
+      let j = i + 1, s = '';
+      while (j < src.length && src[j] !== '"') {
+        if (src[j] === '\\') { s += src[j + 1] || ''; j += 2; continue; }
+        if (src[j] === '\n') line++;
+        s += src[j++];
+      }
+      let k = j + 1;
+      while (k < src.length && /\s/.test(src[k])) { if (src[k] === '\n') line++; k++; }
+      if (src[k] === ':' && stack.length && stack[stack.length - 1].obj) {
+        const p = [...stack.slice(1).map((x) => x.key).filter((x) => x !== ''), s].join('.');
+        if (p === want) return keyLine;
+        pendingKey = s;
+        i = k;
+      } else {
+        pendingKey = null;
+        i = j;
+      }
+      continue;
+    }
+    if (ch === '{' || ch === '[') { stack.push({ obj: ch === '{', key: pendingKey === null ? '' : pendingKey }); pendingKey = null; continue; }
+    if (ch === '}' || ch === ']') { stack.pop(); pendingKey = null; continue; }
+    if (ch === ',') pendingKey = null;
+  }
+  return 0;
+}

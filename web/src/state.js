@@ -2,7 +2,8 @@
 // checkpoint header or index if one was given, every option, the view) lives in the URL fragment,
 // which browsers never send to a server. Format (docs/web.md, "Share links"):
 //
-//   #v1&a=<text>&an=<label>&ah=<text>&ai=<text>&b=<text>&bn=...&view=compare&hub=<url>&<option>=<value>...
+//   #v1&a=<text>&an=<label>&ax=<hub id>&ac=<checkpoint total>&ah=<text>&ai=<text>&b=...&bn=...
+//      &view=compare&hub=<url>&<option>=<value>...
 //
 // URLSearchParams syntax. A <text> is "j.<base64url of UTF-8>" (plain) or "z.<base64url of
 // deflate-raw>" (compressed with the browser's CompressionStream; chosen when shorter), or, as
@@ -11,7 +12,7 @@
 // booleans true/false. Not a planner: it only moves text in and out of the URL.
 
 const FRAGMENT_VERSION = 'v1';
-const SLOT_KEYS = { a: ['a', 'an', 'ah', 'ai'], b: ['b', 'bn', 'bh', 'bi'] };
+const SLOT_KEYS = { a: ['a', 'an', 'ah', 'ai', 'ac', 'ax'], b: ['b', 'bn', 'bh', 'bi', 'bc', 'bx'] };
 
 function b64url(bytesArr) {
   let s = '';
@@ -67,17 +68,19 @@ function optionFromString(name, s) {
   return /^-?\d+(\.\d+)?(e-?\d+)?$/i.test(s) ? Number(s) : s;  // the core refuses what is not a number
 }
 
-// state: {a: slot, b: slot|null, options: {}, view, hub}; slot: {text, label, header, index}
-// (header/index: {name, text} or null). Returns the fragment, starting with "#".
+// state: {a: slot, b: slot|null, options: {}, view, hub}; slot: {text, label, hubId, checkpointTotal,
+// header, index} (header/index: {name, text} or null). Returns the fragment, starting with "#".
 async function encodeState(state) {
   const p = new URLSearchParams();
   p.append(FRAGMENT_VERSION, '');
   for (const slot of ['a', 'b']) {
     const s = state[slot];
     if (!s || !s.text) continue;
-    const [k, kn, kh, ki] = SLOT_KEYS[slot];
+    const [k, kn, kh, ki, kc, kx] = SLOT_KEYS[slot];
     p.append(k, await packText(s.text));
     if (s.label) p.append(kn, s.label);
+    if (s.hubId) p.append(kx, s.hubId);
+    if (isNum(s.checkpointTotal)) p.append(kc, String(s.checkpointTotal));
     if (s.header && s.header.text) p.append(kh, await packText(s.header.text));
     if (s.index && s.index.text) p.append(ki, await packText(s.index.text));
   }
@@ -98,10 +101,11 @@ async function decodeState(hash) {
   const state = { a: null, b: null, options: {}, view: 'plan', hub: '' };
   const reserved = new Set([first, 'view', 'hub', ...SLOT_KEYS.a, ...SLOT_KEYS.b]);
   for (const slot of ['a', 'b']) {
-    const [k, kn, kh, ki] = SLOT_KEYS[slot];
+    const [k, kn, kh, ki, kc, kx] = SLOT_KEYS[slot];
     const v = p.get(k);
     if (!v) continue;
-    const s = { text: '', label: p.get(kn) || '', header: null, index: null };
+    const s = { text: '', label: p.get(kn) || '', header: null, index: null, hubId: p.get(kx) || '' };
+    if (/^\d+$/.test(p.get(kc) || '')) s.checkpointTotal = Number(p.get(kc));
     if (v.startsWith('ex:')) s.example = v.slice(3);
     else if (v.startsWith('hub:')) s.hubId = v.slice(4);
     else s.text = await unpackText(v);

@@ -51,7 +51,9 @@ void t5_stack(ModelBuilder& b, const T5Shape& s, const std::string& stack, int64
 }  // namespace
 
 Model t5(const Config& c) {
-  ModelBuilder b("t5", "t5");
+  // mT5 (MT5Config) has T5's structure and defaults except tie_word_embeddings=False.
+  const std::string type = c.string_or("model_type", "t5");
+  ModelBuilder b(type, "t5");
   // T5Config defaults: vocab_size=32128, d_model=512, d_kv=64, d_ff=2048, num_layers=6,
   // num_decoder_layers=None (num_layers), num_heads=8, relative_attention_num_buckets=32,
   // feed_forward_proj="relu" ("gated-gelu" → gated, act gelu_new), tie_word_embeddings=True.
@@ -68,7 +70,7 @@ Model t5(const Config& c) {
   s.gated = proj.rfind("gated-", 0) == 0;
   s.act = s.gated ? proj.substr(6) : proj;
   if (s.act == "gelu") s.act = "gelu_new";  // T5Config: "gated-gelu" means gelu_new
-  const bool tied = c.boolean_or("tie_word_embeddings", true);
+  const bool tied = c.boolean_or("tie_word_embeddings", type != "mt5");
   const auto archs = c.has("architectures") ? c.string_list("architectures") : std::vector<std::string>{};
   const bool encoder_only = !archs.empty() && archs.front() == "T5EncoderModel";
 

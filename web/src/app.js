@@ -1,0 +1,525 @@
+// web/src/app.js: the page's wiring. Reads the model (paste, file, hub, example) and the options,
+// asks the core for a plan (web/src/planner.js: in a worker), renders the report
+// (web/src/render.js), keeps the share link in the URL fragment (web/src/state.js) and serves the
+// exports and the compare view. Not a planner: every number comes from the core's report.
+
+const $ = (selector, root) => (root || document).querySelector(selector);
+const $$ = (selector, root) => [...(root || document).querySelectorAll(selector)];
+
+const examples = JSON.parse($('#examples').textContent);
+const planner = makePlanner($('#cardfit-module').textContent);
+const form = $('#options');
+const reportBox = $('#report');
+const compareBox = $('#compare');
+const statusBox = $('#plan-status');
+const announce = $('#announce');
+const stateError = $('#state-error');
+const embedBox = $('#embed-snippet');
+
+const state = { a: null, b: null, options: {}, view: 'plan', hub: '' };
+const reports = { a: null, b: null };       // the last good report of each slot
+const results = { a: null, b: null };       // the last result (good or not)
+const ownText = { a: '', b: '' };           // what the user typed, kept when an example is picked
+const panels = {};
+let generation = 0;
+let lastFragment = '';
+let catalogPrices = null;                   // placeholders: the catalog's price per card
+
+// ---------------------------------------------------------------------------------------------
+// Preferences: theme and units (kept in localStorage where the browser allows it).
+function pref(name, value) {
+  try {
+    if (value === undefined) return localStorage.getItem(`cardfit.${name}`);
+    localStorage.setItem(`cardfit.${name}`, value);
+  } catch (e) { /* storage may be unavailable (file://, private mode) */ }
+  return null;
+}
+function applyTheme(v) { document.documentElement.dataset.theme = v || 'auto'; }
+$('#theme').value = pref('theme') || 'auto';
+applyTheme($('#theme').value);
+$('#theme').addEventListener('change', (e) => { applyTheme(e.target.value); pref('theme', e.target.value); });
+$('#units').value = pref('units') || 'gb';
+units.binary = $('#units').value === 'gib';
+$('#units').addEventListener('change', (e) => { units.binary = e.target.value === 'gib'; pref('units', e.target.value); rerender(); });
+
+// ---------------------------------------------------------------------------------------------
+// Source panels (model A, model B): example picker, hub id, file drop, paste box.
+function sourcePanel(slot) {
+  const p = slot === 'a' ? '' : 'b-';
+  const ui = {};
+  ui.example = el('select', { id: `${p}example` });
+  ui.hubId = el('input', { id: `${p}hub-id`, type: 'text', placeholder: 'org/name, e.g. Qwen/Qwen2.5-3B', autocomplete: 'off', spellcheck: false, 'aria-describedby': `${p}hub-status` });
+  ui.hubStatus = el('div', { id: `${p}hub-status`, className: 'hub-status', 'aria-live': 'polite' });
+  ui.file = el('input', { id: `${p}file`, type: 'file', multiple: true, accept: '.json,.safetensors,application/json' });
+  ui.drop = el('div', { id: `${p}drop`, className: 'drop' }, ui.file,
+    el('label', { for: `${p}file` }, el('strong', null, 'Drop or choose files'), ': config.json, model.safetensors (only its header is read) or model.safetensors.index.json'));
+  ui.checkpoint = el('div', { id: `${p}checkpoint`, className: 'checkpoint-chips', 'aria-live': 'polite' });
+  ui.config = el('textarea', { id: `${p}config`, spellcheck: false, autocomplete: 'off', rows: 12, 'aria-describedby': `${p}error`, wrap: 'off' });
+  ui.error = el('div', { id: `${p}error`, className: 'error-box', 'aria-live': 'polite', hidden: true });
+  ui.examples = examples.map((x, i) => el('option', { value: String(i) }, x.id));
+  ui.example.replaceChildren(...ui.examples, el('option', { value: 'own' }, 'your own config'));
+  const hubForm = el('form', { className: 'hub', id: `${p}hub-form`, role: 'search' },
+    el('label', { for: `${p}hub-id` }, 'Hub id'), ui.hubId, el('button', { type: 'submit' }, 'Fetch'));
+  ui.root = el('section', { className: 'source', 'aria-labelledby': `${p}source-title` },
+    el('h2', { id: `${p}source-title` }, slot === 'a' ? 'Model' : 'Model B (compare)'),
+    el('div', { className: 'row' }, el('label', { for: `${p}example` }, 'Example'), ui.example),
+    hubForm, ui.hubStatus, ui.drop, ui.checkpoint,
+    el('label', { for: `${p}config`, className: 'paste-label' }, 'config.json ', el('span', { className: 'hint' }, '(paste or edit: checked as you type)')),
+    ui.config, ui.error);
+
+  ui.example.addEventListener('change', () => {
+    if (ui.example.value === 'own') setSlot(slot, { text: ownText[slot], label: '' });
+    else useExample(slot, Number(ui.example.value));
+    replan(slot);
+  });
+  let typing = 0;
+  ui.config.addEventListener('input', () => {
+    ownText[slot] = ui.config.value;
+    const s = state[slot] || {};
+    state[slot] = { ...s, text: ui.config.value, label: '', hubId: '', checkpointTotal: undefined, example: '' };
+    ui.example.value = 'own';
+    clearTimeout(typing);
+    typing = setTimeout(() => replan(slot), 150);
+  });
+  hubForm.addEventListener('submit', (e) => { e.preventDefault(); fetchHub(slot, ui.hubId.value); });
+  ui.file.addEventListener('change', () => { takeFiles(slot, [...ui.file.files]); ui.file.value = ''; });
+  for (const type of ['dragenter', 'dragover']) ui.drop.addEventListener(type, (e) => { e.preventDefault(); ui.drop.classList.add('over'); });
+  ui.drop.addEventListener('dragleave', () => ui.drop.classList.remove('over'));
+  ui.drop.addEventListener('drop', (e) => { e.preventDefault(); e.stopPropagation(); ui.drop.classList.remove('over'); takeFiles(slot, [...e.dataTransfer.files]); });
+  return ui;
+}
+
+function useExample(slot, i) {
+  const x = examples[i];
+  if (!x) return;
+  setSlot(slot, { text: x.text, label: x.id, checkpointTotal: isNum(x.checkpoint_total) ? x.checkpoint_total : undefined, example: x.id });
+}
+
+// Sets a slot's source and shows it in its panel.
+function setSlot(slot, s) {
+  state[slot] = { text: '', label: '', hubId: '', header: null, index: null, example: '', ...s };
+  const ui = panels[slot];
+  ui.config.value = state[slot].text;
+  const i = examples.findIndex((x) => x.id === state[slot].example && x.text === state[slot].text);
+  ui.example.value = i >= 0 ? String(i) : 'own';
+  if (i < 0) ownText[slot] = state[slot].text;
+  showCheckpoint(slot);
+}
+
+function showCheckpoint(slot) {
+  const s = state[slot] || {};
+  const ui = panels[slot];
+  const chips = [];
+  const chip = (label, remove) => el('span', { className: 'chip' }, label,
+    el('button', { type: 'button', className: 'chip-x', 'aria-label': `Remove ${label}`, onclick: () => { remove(); showCheckpoint(slot); replan(slot); } }, '×'));
+  if (s.header) chips.push(chip(`Checkpoint: ${s.header.name}`, () => { s.header = null; }));
+  if (s.index) chips.push(chip(`Checkpoint: ${s.index.name}`, () => { s.index = null; }));
+  if (!s.header && !s.index && isNum(s.checkpointTotal)) chips.push(chip(`Checkpoint total: ${int(s.checkpointTotal)} scalars (hub)`, () => { s.checkpointTotal = undefined; }));
+  ui.checkpoint.replaceChildren(...chips);
+}
+
+async function takeFiles(slot, files) {
+  const ui = panels[slot];
+  if (!files.length) return;
+  const s = state[slot] || (state[slot] = { text: '', label: '' });
+  const said = [];
+  for (const f of files) {
+    try {
+      const got = await readDroppedFile(f);
+      if (got.kind === 'config') {
+        setSlot(slot, { text: got.text, label: got.name, header: s.header, index: s.index });
+        said.push(`${got.name}: config`);
+      } else if (got.kind === 'safetensors') {
+        state[slot].header = { name: `${got.name} (header, ${int(got.text.length)} bytes)`, text: got.text };
+        state[slot].index = null;
+        said.push(`${got.name}: read its ${int(got.text.length)}-byte header, not the weights`);
+      } else {
+        state[slot].index = { name: got.name, text: got.text };
+        state[slot].header = null;
+        said.push(`${got.name}: index`);
+      }
+    } catch (e) {
+      said.push(e.message);
+    }
+  }
+  ui.hubStatus.textContent = said.join('. ');
+  showCheckpoint(slot);
+  replan(slot);
+}
+
+async function fetchHub(slot, input) {
+  const ui = panels[slot];
+  ui.hubStatus.classList.remove('bad');
+  try {
+    const got = await fetchFromHub(state.hub || HUB_DEFAULT, input, (msg) => { ui.hubStatus.textContent = msg; });
+    const label = got.revision && got.revision !== 'main' ? `${got.id}@${got.revision}` : got.id;
+    setSlot(slot, { text: got.config, label, hubId: label, header: got.header, index: got.index });
+    ui.hubStatus.textContent = [`Fetched ${label}: config.json${got.index ? ' and the checkpoint index' : got.header ? ' and the safetensors header (two range requests, no weights)' : ''}.`, ...got.notes].join(' ');
+    replan(slot);
+  } catch (e) {
+    ui.hubStatus.classList.add('bad');
+    ui.hubStatus.textContent = e.message || String(e);
+  }
+}
+
+// Files dropped anywhere on the page go to model A (or B when dropped on B's panel).
+window.addEventListener('dragover', (e) => e.preventDefault());
+window.addEventListener('drop', (e) => {
+  e.preventDefault();
+  const slot = e.target.closest && e.target.closest('#source-b') ? 'b' : 'a';
+  if (e.dataTransfer && e.dataTransfer.files.length) takeFiles(slot, [...e.dataTransfer.files]);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Options: the form ↔ state.options (the core's snake_case names; empty = the core's default).
+const INT_FIELDS = new Set(['seq', 'batch', 'serve_seq', 'grad_accum', 'lora_rank', 'gpus', 'samples', 'epochs', 'cost_batch', 'checkpoint_total', 'decoder_seq', 'cuda_context_bytes']);
+
+function readOptions() {
+  const out = {};
+  for (const f of form.elements) {
+    if (!f.name || f.name === 'view') continue;
+    if (f.type === 'radio') { if (f.checked) out[f.name] = f.value; continue; }
+    if (f.type === 'checkbox') { if (f.checked) out[f.name] = true; continue; }
+    const v = String(f.value).trim();
+    if (v === '') continue;
+    if (f.tagName === 'SELECT' && (v === 'true' || v === 'false')) out[f.name] = v === 'true';
+    else if (f.type === 'number') out[f.name] = Number.isFinite(Number(v)) ? Number(v) : v;
+    else out[f.name] = v;
+  }
+  const targets = $('#opt-lora_targets');
+  if (targets.dataset.built) {
+    const ticked = $$('input[type=checkbox]:checked', targets).map((c) => c.value);
+    if (ticked.length) out.lora_targets = ticked;
+  } else if (state.options.lora_targets) out.lora_targets = state.options.lora_targets;
+  const prices = $('#opt-prices');
+  if (prices.dataset.built) {
+    const p = {};
+    for (const i of $$('input', prices)) if (i.value.trim() !== '' && Number.isFinite(Number(i.value))) p[i.dataset.card] = Number(i.value);
+    if (Object.keys(p).length) out.prices = p;
+  } else if (state.options.prices) out.prices = state.options.prices;
+  return out;
+}
+
+function writeOptions(o) {
+  for (const f of form.elements) {
+    if (!f.name || f.name === 'view') continue;
+    const v = o[f.name];
+    if (f.type === 'radio') f.checked = v === undefined ? f.value === 'full' : f.value === String(v);
+    else if (f.type === 'checkbox') f.checked = v === true;
+    else if (f.tagName === 'SELECT' && v !== undefined && ![...f.options].some((x) => x.value === String(v))) f.append(el('option', { value: String(v) }, String(v)));
+    if (f.type !== 'radio' && f.type !== 'checkbox') f.value = v === undefined ? '' : String(v);
+  }
+  for (const c of $$('#opt-lora_targets input')) c.checked = list(o.lora_targets).includes(c.value);
+  for (const i of $$('#opt-prices input')) i.value = o.prices && isNum(o.prices[i.dataset.card]) ? String(o.prices[i.dataset.card]) : '';
+}
+
+function optionsFor(slot) {
+  const s = state[slot] || {};
+  const o = { ...state.options };
+  if (s.header && s.header.text) o.safetensors_header = s.header.text;
+  else if (s.index && s.index.text) o.safetensors_index = s.index.text;
+  else if (o.checkpoint_total === undefined && isNum(s.checkpointTotal)) o.checkpoint_total = s.checkpointTotal;
+  return o;
+}
+
+form.addEventListener('submit', (e) => e.preventDefault());
+form.addEventListener('input', (e) => { if (e.target.name !== 'view') optionsChanged(); });
+form.addEventListener('change', (e) => { if (e.target.name !== 'view' && e.target.type !== 'text' && e.target.type !== 'number') optionsChanged(); });
+$('#reset-options').addEventListener('click', () => { state.options = {}; writeOptions({}); optionsChanged(true); });
+let lastOptionsJson = '{}';
+function optionsChanged(force) {
+  const o = readOptions();
+  const j = JSON.stringify(o);
+  if (j === lastOptionsJson && !force) return;
+  lastOptionsJson = j;
+  state.options = o;
+  replan('a');
+  if (state.view === 'compare') replan('b');
+}
+
+// The option fields that depend on the model: the priced card, the LoRA targets, the prices.
+function updateModelFields(r) {
+  const cardSel = $('#opt-card');
+  const priced = ((r.cost || {}).priced || {}).card;
+  const want = state.options.card || '';
+  const ids = list(r.cards).map((c) => c.id).join(',');
+  if (cardSel.dataset.ids !== ids) {
+    cardSel.dataset.ids = ids;
+    cardSel.replaceChildren(el('option', { value: '' }, 'default'), ...list(r.cards).map((c) => el('option', { value: c.id }, text(c.name))));
+    cardSel.value = want;
+  }
+  if (!want && priced) cardSel.options[0].textContent = `default (${shortCard((list(r.cards).find((c) => c.id === priced) || {}).name || priced)})`;
+
+  const names = [...new Set(list((r.graph || {}).nodes).filter((n) => n.op === 'linear').map((n) => String(n.name).split('.').pop()))];
+  const box = $('#opt-lora_targets');
+  if (box.dataset.names !== names.join(',')) {
+    const ticked = list(state.options.lora_targets);
+    box.dataset.names = names.join(',');
+    box.dataset.built = '1';
+    box.replaceChildren(...names.map((n) => el('label', { className: 'check' }, el('input', { type: 'checkbox', value: n, checked: ticked.includes(n) }), el('code', null, n))));
+  }
+
+  const prices = $('#opt-prices');
+  if (!catalogPrices && !state.options.prices) catalogPrices = Object.fromEntries(list(r.cards).map((c) => [c.id, c.usd_per_gpu_hr]));
+  if (prices.dataset.ids !== ids) {
+    prices.dataset.ids = ids;
+    prices.dataset.built = '1';
+    const have = state.options.prices || {};
+    prices.replaceChildren(...list(r.cards).map((c) => {
+      const id = `opt-price-${c.id}`;
+      const ph = catalogPrices && isNum(catalogPrices[c.id]) ? catalogPrices[c.id].toFixed(3) : 'none';
+      return el('div', { className: 'price' }, el('label', { for: id }, shortCard(c.name)),
+        el('input', { id, type: 'number', min: '0', step: '0.01', inputmode: 'decimal', placeholder: ph, value: isNum(have[c.id]) ? String(have[c.id]) : '', dataset: { card: c.id } }));
+    }));
+  }
+
+  // Placeholders show the defaults the core used.
+  const ph = { seq: (r.modes || {}).full?.seq, serve_seq: (r.modes || {}).serve?.seq, lora_rank: (r.plan || {}).lora_rank,
+    samples: (r.cost || {}).samples, epochs: (r.cost || {}).epochs, cost_batch: (r.cost || {}).batch, mfu: (r.cost || {}).mfu };
+  for (const [k, v] of Object.entries(ph)) { const f = form.elements[k]; if (f && isNum(v)) f.placeholder = String(v); }
+  const ckField = form.elements.checkpoint_total;
+  const s = state.a || {};
+  ckField.placeholder = isNum(s.checkpointTotal) ? `${s.checkpointTotal} (hub)` : 'none';
+}
+
+// ---------------------------------------------------------------------------------------------
+// Planning and rendering.
+function optionLink(name, label) {
+  const base = String(name).split('.')[0];
+  const field = document.getElementById(`opt-${base}`);
+  if (!field) return el('code', null, text(label));
+  return el('a', { href: `#opt-${base}`, className: 'option-link', onclick: (e) => {
+    e.preventDefault();
+    const more = field.closest('details');
+    if (more) more.open = true;
+    field.scrollIntoView({ block: 'center' });
+    field.focus();
+  } }, el('code', null, text(label)));
+}
+
+function openKeys(root) {
+  return new Set($$('details[open]', root).map((d) => d.id || (d.querySelector('summary .bname') || d.querySelector('summary') || {}).textContent));
+}
+function restoreOpen(root, keys) {
+  for (const d of $$('details', root)) {
+    const k = d.id || (d.querySelector('summary .bname') || d.querySelector('summary') || {}).textContent;
+    if (keys.has(k)) d.open = true;
+  }
+}
+
+function showReport() {
+  const r = reports.a;
+  if (!r) return;
+  const keys = openKeys(reportBox);
+  reportBox.replaceChildren(...renderReport(r, { prefix: 'a', optionLink }));
+  restoreOpen(reportBox, keys);
+  reportBox.dataset.generation = String(++generation);
+}
+
+function rerender() {
+  showReport();
+  if (state.view === 'compare') showCompare();
+}
+
+function showCompare() {
+  renderCompare(compareBox, { a: state.a || {}, b: state.b || {}, reportA: results.a, reportB: results.b, planner, optionsA: optionsFor('a') });
+  compareBox.dataset.generation = String(++generation);
+}
+
+function lineStart(textValue, line) {
+  let pos = 0;
+  for (let l = 1; l < line && pos >= 0; l++) pos = textValue.indexOf('\n', pos) + 1 || -1;
+  return Math.max(0, pos);
+}
+
+function showError(slot, error) {
+  const e = error || {};
+  const ui = panels[slot];
+  const isOption = /^options\./.test(e.code || '') || (e.path && document.getElementById(`opt-${String(e.path).split('.')[0]}`) && !/^\$/.test(e.path));
+  $$('[aria-invalid=true]').forEach((f) => f.removeAttribute('aria-invalid'));
+  if (isOption) {
+    const field = document.getElementById(`opt-${String(e.path).split('.')[0]}`);
+    if (field) field.setAttribute('aria-invalid', 'true');
+    stateError.replaceChildren(el('code', null, text(e.code)), ' ', text(e.message), field ? [' ', optionLink(e.path, `go to ${e.path}`)] : '');
+    stateError.hidden = false;
+    ui.error.hidden = true;
+  } else {
+    const src = (state[slot] || {}).text || '';
+    const line = isNum(e.line) ? e.line : lineOfPath(src, e.path);
+    const where = [e.path && e.path !== '$' ? e.path : '', line ? `line ${line}${isNum(e.column) ? `, column ${e.column}` : ''}` : ''].filter(Boolean).join(', ');
+    ui.config.setAttribute('aria-invalid', 'true');
+    ui.error.replaceChildren(el('code', null, text(e.code)), ' ', text(e.message), where ? el('span', { className: 'where' }, ` (${where})`) : '',
+      line ? [' ', el('button', { type: 'button', className: 'linkish', onclick: () => {
+        const start = lineStart(src, line);
+        const end = src.indexOf('\n', start);
+        ui.config.focus();
+        ui.config.setSelectionRange(start, end < 0 ? src.length : end);
+        const lh = parseFloat(getComputedStyle(ui.config).lineHeight) || 16;
+        ui.config.scrollTop = Math.max(0, (line - 3) * lh);
+      } }, `Go to line ${line}`)] : '');
+    ui.error.hidden = false;
+    stateError.hidden = true;
+  }
+  (slot === 'a' ? reportBox : compareBox).classList.add('stale');
+}
+
+function clearError(slot) {
+  panels[slot].error.hidden = true;
+  panels[slot].config.removeAttribute('aria-invalid');
+  if (slot === 'a') { stateError.hidden = true; $$('#options [aria-invalid=true]').forEach((f) => f.removeAttribute('aria-invalid')); }
+}
+
+let firstPlan = true;
+async function replan(slot) {
+  const s = state[slot];
+  if (!s) return;
+  const t0 = performance.now();
+  statusBox.textContent = 'Planning…';
+  reportBox.setAttribute('aria-busy', 'true');
+  const res = await planner.plan(s.text, optionsFor(slot), `main:${slot}`);
+  if (!res) return;  // replaced by a newer request
+  const r = res.report;
+  results[slot] = r;
+  reportBox.setAttribute('aria-busy', 'false');
+  if (r && r.ok) {
+    clearError(slot);
+    reports[slot] = r;
+    if (slot === 'a') {
+      reportBox.classList.remove('stale');
+      showReport();
+      updateModelFields(r);
+      embedBox.value = embedSnippet(state.a, state.options);
+      announce.textContent = text(r.headline);
+    }
+  } else {
+    showError(slot, r && r.error);
+  }
+  if (state.view === 'compare') { compareBox.classList.toggle('stale', !(results.a && results.a.ok && results.b && results.b.ok)); showCompare(); }
+  const ms = performance.now() - t0;
+  statusBox.textContent = r && r.ok ? `Planned in ${res.ms.toFixed(0)} ms${planner.inWorker ? ' (in a worker)' : ''}` : 'Not planned: see the error';
+  reportBox.dataset.planMs = res.ms.toFixed(1);
+  reportBox.dataset.roundTripMs = ms.toFixed(1);
+  if (firstPlan && r && r.ok && slot === 'a') {
+    firstPlan = false;
+    performance.mark('cardfit:first-plan');
+    document.documentElement.dataset.ready = 'true';
+  }
+  scheduleFragment();
+}
+
+// ---------------------------------------------------------------------------------------------
+// The view switch and compare.
+function setView(view) {
+  state.view = view === 'compare' ? 'compare' : 'plan';
+  for (const r of $$('input[name=view]')) r.checked = r.value === state.view;
+  const compare = state.view === 'compare';
+  $('#source-b').hidden = !compare;
+  compareBox.hidden = !compare;
+  reportBox.hidden = compare;
+  if (compare && !state.b) {
+    setSlot('b', { ...(state.a || {}), label: state.a && state.a.label ? `${state.a.label} (copy: edit it)` : 'copy of A' });
+  }
+  if (compare) replan('b');
+  scheduleFragment();
+}
+for (const r of $$('input[name=view]')) r.addEventListener('change', () => setView(r.value));
+
+// ---------------------------------------------------------------------------------------------
+// Share link and exports.
+let fragmentTimer = 0;
+function scheduleFragment() {
+  clearTimeout(fragmentTimer);
+  fragmentTimer = setTimeout(writeFragment, 200);
+}
+async function writeFragment() {
+  const st = { ...state, b: state.view === 'compare' ? state.b : null };
+  const hash = await encodeState(st);
+  lastFragment = hash;
+  if (location.hash !== hash) {
+    try { history.replaceState(null, '', hash); } catch (e) { /* some contexts forbid it */ }
+  }
+  return hash;
+}
+
+$('#copy-link').addEventListener('click', async () => {
+  await writeFragment();
+  const ok = await copyText(location.href);
+  statusBox.textContent = ok ? 'Share link copied: it carries the config and options, and nothing reaches a server.' : 'Copy the link from the address bar.';
+});
+
+for (const b of $$('[data-export]')) {
+  b.addEventListener('click', async () => {
+    const r = reports.a;
+    const kind = b.dataset.export;
+    if (kind === 'copy-embed') { statusBox.textContent = (await copyText(embedBox.value)) ? 'Embed snippet copied.' : 'Select the snippet and copy it.'; return; }
+    if (!r) return;
+    const stem = `${fileStem((state.a || {}).label)}.cardfit`;
+    if (kind === 'markdown') download(`${stem}.md`, r.markdown || '', 'text/markdown');
+    else if (kind === 'json') download(`${stem}.json`, JSON.stringify(r, null, 2) + '\n', 'application/json');
+    else if (kind === 'csv') download(`${stem}.cards.csv`, cardsCsv(r), 'text/csv');
+    else if (kind === 'badge') download(`${stem}.badge.json`, badgeJson(r), 'application/json');
+    else if (kind === 'copy-markdown') statusBox.textContent = (await copyText(r.markdown || '')) ? 'Markdown copied.' : 'Copy failed: use the download.';
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Start: the fragment's state if there is one, else the first example.
+async function applyFragment(hash) {
+  let st = null;
+  try {
+    st = await decodeState(hash);
+  } catch (e) {
+    stateError.replaceChildren(`This share link could not be read: ${e.message}`);
+    stateError.hidden = false;
+  }
+  if (!st) return false;
+  state.hub = st.hub || '';
+  state.options = st.options || {};
+  writeOptions(state.options);
+  lastOptionsJson = JSON.stringify(readOptions());
+  for (const slot of ['a', 'b']) {
+    const s = st[slot];
+    if (!s) { if (slot === 'b') state.b = null; continue; }
+    if (s.example) {
+      const i = examples.findIndex((x) => x.id === s.example);
+      if (i >= 0) useExample(slot, i);
+      else setSlot(slot, { text: '', label: s.example });
+    } else if (s.hubId && !s.text) {
+      setSlot(slot, { text: '', label: s.hubId });
+      panels[slot].hubId.value = s.hubId;
+      fetchHub(slot, s.hubId);
+    } else {
+      const i = examples.findIndex((x) => x.text === s.text && x.id === s.label);
+      setSlot(slot, { ...s, example: i >= 0 ? examples[i].id : '' });
+    }
+  }
+  if (!state.a) useExample('a', 0);
+  setView(st.view);
+  if (state.a.text) replan('a');
+  return true;
+}
+
+window.addEventListener('hashchange', () => {
+  if (location.hash && location.hash !== lastFragment) applyFragment(location.hash);
+});
+
+panels.a = sourcePanel('a');
+panels.b = sourcePanel('b');
+$('#source-a').replaceChildren(panels.a.root);
+$('#source-b').replaceChildren(panels.b.root);
+// A page saved with "Save page as…" carries the last rendered DOM: start from a clean slate.
+reportBox.replaceChildren(el('p', null, 'Loading the planner…'));
+compareBox.replaceChildren();
+for (const id of ['#opt-lora_targets', '#opt-prices']) { $(id).replaceChildren(); delete $(id).dataset.built; delete $(id).dataset.names; delete $(id).dataset.ids; }
+$('#opt-card').replaceChildren(el('option', { value: '' }, 'default'));
+delete $('#opt-card').dataset.ids;
+
+applyFragment(location.hash).then((used) => {
+  if (used) return;
+  writeOptions({});
+  lastOptionsJson = JSON.stringify(readOptions());
+  state.options = readOptions();
+  useExample('a', 0);
+  setView('plan');
+  replan('a');
+});

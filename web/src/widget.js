@@ -1,0 +1,153 @@
+// web/src/widget.js: the <cardfit-plan> custom element (dist/cardfit-widget.js). It takes a config
+// inline (a child <script type="application/json">), by URL (config-url) or by hub id (hub-id),
+// options as attributes (the core's option names with dashes: mode, seq, batch, lora-rank, ...),
+// plans it with the wasm core in the page, and shows a compact view sized for a model card inside a
+// shadow root (its styles cannot leak in or out). The script defines nothing global: the element
+// registration is all it leaves, and loading it twice is harmless. Not a planner: it renders the
+// core's report. Documented in docs/web.md ("The embed widget").
+
+const TAG = 'cardfit-plan';
+const OPTION_ATTRS = ['mode', 'seq', 'batch', 'serve-seq', 'lora-rank', 'lora-targets', 'optimizer', 'precision', 'grad-ckpt',
+  'attention', 'serve-dtype', 'kv-dtype', 'gpus', 'card', 'epochs', 'samples', 'cost-batch', 'mfu', 'checkpoint-total',
+  'qlora-quant', 'grad-accum', 'prices'];
+const SOURCE_ATTRS = ['config-url', 'hub-id', 'hub', 'page-url', 'theme'];
+let apiPromise = null;
+const getApi = () => apiPromise || (apiPromise = createCardfit());
+
+function attrOptions(node) {
+  const o = {};
+  for (const a of OPTION_ATTRS) {
+    if (!node.hasAttribute(a)) continue;
+    const v = node.getAttribute(a).trim();
+    const name = a.replace(/-/g, '_');
+    if (name === 'grad_ckpt') o[name] = v === '' || v === 'true';
+    else if (name === 'lora_targets') o[name] = v.split(',').map((s) => s.trim()).filter(Boolean);
+    else if (name === 'prices') {
+      o[name] = {};
+      for (const pair of v.split(',').filter(Boolean)) { const i = pair.lastIndexOf(':'); o[name][pair.slice(0, i).trim()] = Number(pair.slice(i + 1)); }
+    } else if (v !== '' && /^-?\d+(\.\d+)?$/.test(v)) o[name] = Number(v);
+    else if (v !== '') o[name] = v;
+  }
+  return o;
+}
+
+class CardfitPlan extends HTMLElement {
+  static get observedAttributes() { return [...OPTION_ATTRS, ...SOURCE_ATTRS]; }
+
+  constructor() {
+    super();
+    this._gen = 0;
+    this._pending = false;
+    const root = this.attachShadow({ mode: 'open' });
+    const style = document.createElement('style');
+    style.textContent = WIDGET_CSS;
+    this._box = el('div', { className: 'cf', part: 'container', 'aria-live': 'polite' }, el('p', { className: 'muted' }, 'cardfit: planning…'));
+    root.append(style, this._box);
+    // An inline config edited later (by a page script) re-plans.
+    this._observer = new MutationObserver(() => this._schedule());
+  }
+
+  connectedCallback() {
+    this._observer.observe(this, { childList: true, subtree: true, characterData: true });
+    this._schedule();
+  }
+
+  disconnectedCallback() { this._observer.disconnect(); }
+
+  attributeChangedCallback() { if (this.isConnected) this._schedule(); }
+
+  _schedule() {
+    if (this._pending) return;
+    this._pending = true;
+    queueMicrotask(() => { this._pending = false; this._run(); });
+  }
+
+  async _source() {
+    const inline = this.querySelector('script[type="application/json"]');
+    if (inline && inline.textContent.trim()) return { text: inline.textContent, label: this.getAttribute('label') || '' };
+    const url = this.getAttribute('config-url');
+    if (url) {
+      let res;
+      try {
+        res = await fetch(new URL(url, document.baseURI), { credentials: 'omit', signal: AbortSignal.timeout(HUB_TIMEOUT_MS) });
+      } catch (e) {
+        throw new SourceError('network', `The config at ${url} could not be fetched (offline or blocked).`);
+      }
+      if (!res.ok) throw new SourceError('http', `The config at ${url} answered HTTP ${res.status}.`);
+      return { text: await res.text(), label: this.getAttribute('label') || url.split('/').slice(-2, -1)[0] || url };
+    }
+    const hubId = this.getAttribute('hub-id');
+    if (hubId) {
+      const got = await fetchFromHub(this.getAttribute('hub') || HUB_DEFAULT, hubId);
+      return { text: got.config, label: hubId, hubId, header: got.header, index: got.index };
+    }
+    throw new SourceError('none', 'No config: give <cardfit-plan> a hub-id, a config-url, or a child <script type="application/json"> with the config.');
+  }
+
+  async _run() {
+    const gen = ++this._gen;
+    try {
+      const src = await this._source();
+      const options = attrOptions(this);
+      if (src.header) options.safetensors_header = src.header.text;
+      else if (src.index) options.safetensors_index = src.index.text;
+      const api = await getApi();
+      if (gen !== this._gen) return;
+      const r = api.plan(src.text, options);
+      if (gen !== this._gen) return;
+      if (r && r.ok) this._render(r, src, options);
+      else this._error(r && r.error);
+    } catch (e) {
+      if (gen === this._gen) this._error({ code: e && e.kind ? `source.${e.kind}` : 'widget.failed', message: (e && e.message) || String(e) });
+    }
+  }
+
+  _error(e) {
+    const err = e || {};
+    this._box.replaceChildren(el('p', { className: 'error' }, el('strong', null, 'cardfit: '), el('code', null, text(err.code)), ' ', text(err.message),
+      err.path && err.path !== '$' ? ` (${err.path}${isNum(err.line) ? `, line ${err.line}` : ''})` : ''));
+    this.dispatchEvent(new CustomEvent('cardfit-error', { detail: err }));
+  }
+
+  async _render(r, src, options) {
+    const theme = this.getAttribute('theme');
+    this._box.dataset.theme = theme === 'dark' || theme === 'light' ? theme : 'auto';
+    const modes = r.modes || {};
+    const rows = MODES.filter((m) => modes[m]).map((m) => ({ label: modeLabel(m), parts: memoryParts(modes[m]), total: modes[m].reserved_bytes }));
+    const bars = memoryBars(rows, { idPrefix: `cf${this._gen}-bars`, title: 'Memory the card must hold per mode, batch 1', desc: rows.map((x) => `${x.label}: ${bytes(x.total)}`).join('; ') });
+    const cardRows = list(r.cards).map((c) => el('tr', null, el('th', { scope: 'row' }, shortCard(c.name), el('span', { className: 'cap' }, ` ${bytes(c.capacity_bytes)}`)),
+      MODES.map((m) => { const f = widgetFit(c, m); return el('td', { className: `fit ${f.kind}`, title: f.title || null }, f.text); })));
+    const cost = r.cost || {};
+    const cheapest = cost.cheapest;
+    const cardName = (id) => shortCard((list(r.cards).find((c) => c.id === id) || {}).name || id);
+    let link = null;
+    const page = this.getAttribute('page-url');
+    if (page) {
+      const hash = src.hubId ? `#v1&a=${encodeURIComponent(`hub:${src.hubId}`)}` : await encodeState({ a: { text: src.text, label: src.label }, options: attrOptions(this), view: 'plan' });
+      link = el('a', { href: `${page.replace(/#.*$/, '')}${hash}`, target: '_blank', rel: 'noopener' }, 'Open the full plan');
+    }
+    this._box.replaceChildren(
+      el('header', null, el('span', { className: 'brand' }, 'cardfit'), src.label ? el('span', { className: 'name' }, text(src.label)) : null,
+        el('span', { className: 'params' }, el('strong', { className: 'count' }, int(r.params.total)), ' parameters')),
+      el('p', { className: 'headline' }, text(r.headline)),
+      el('figure', null, bars.svg, el('figcaption', null, bars.legend)),
+      el('div', { className: 'table-wrap' }, el('table', null,
+        el('caption', null, `Largest batch per card: training at ${int(modes.full?.seq)} tokens, serving at ${int(modes.serve?.seq)}`),
+        el('thead', null, el('tr', null, el('th', { scope: 'col' }, 'Card'), MODES.map((m) => el('th', { scope: 'col', className: 'num' }, modeLabel(m))))),
+        el('tbody', null, cardRows))),
+      cheapest ? el('p', { className: 'cost' }, 'Cheapest run that fits: ', el('strong', null, `${usd(cheapest.usd)}`),
+        ` (${modeLabel(cheapest.mode)} on ${int(cheapest.cards)} × ${cardName(cheapest.card)}, ${hours(cheapest.hours)} h; ${int(cost.epochs)} epochs × ${int(cost.samples)} samples)`) : null,
+      el('footer', null, 'Estimated from the model\'s structure in your browser, not measured. ', link));
+    this.dispatchEvent(new CustomEvent('cardfit-plan', { detail: { total: r.params.total, headline: r.headline } }));
+  }
+}
+
+function widgetFit(card, mode) {
+  const n = (card.max_batch || {})[mode];
+  if (isNum(n) && n > 0) return (card.borderline || {})[mode] ? { kind: 'borderline', text: `${int(n)} ⚠`, title: 'borderline: holds batch 1 only within the estimate\'s error' } : { kind: 'fits', text: int(n) };
+  const s = (card.split || {})[mode];
+  if (s && isNum(s.cards)) return { kind: 'split', text: `${s.cards} cards`, title: `${s.cards} cards, ${s.strategy}${list(s.stage_blocks).length ? `: ${s.stage_blocks.join(' + ')} blocks` : ''}` };
+  return { kind: 'none', text: '—', title: 'does not fit' };
+}
+
+if (typeof customElements !== 'undefined' && !customElements.get(TAG)) customElements.define(TAG, CardfitPlan);
