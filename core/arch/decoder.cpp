@@ -67,4 +67,18 @@ void sandwich_norm_decoder_layer(ModelBuilder& b, const SandwichLayerSpec& s) {
   b.residual(p + "residual_mlp", s.hidden);
 }
 
+void causal_lm_stack(ModelBuilder& b, const DecoderShape& d, const CausalLmNames& n,
+                     const std::function<void(int layer, const std::string& prefix)>& layer) {
+  b.block(n.embed, "embedding");
+  token_embedding(b, n.embed, d.vocab, d.hidden);
+  for (int i = 0; i < d.layers; ++i) {
+    const std::string prefix = n.layers + "." + std::to_string(i);
+    b.block(prefix, "decoder_layer", i);
+    layer(i, prefix);
+  }
+  b.block("final", "final");
+  b.norm(n.norm, d.hidden, n.norm_kind);
+  lm_head(b, n.head, d.hidden, d.vocab, d.tied ? n.embed + ".weight" : "");
+}
+
 }  // namespace cardfit

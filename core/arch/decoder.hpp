@@ -1,6 +1,7 @@
 // The standard decoder-only config keys, read once, and the pre-norm decoder layer most
 // families share (Llama, Mistral, Qwen2, ...). Families override what differs.
 #pragma once
+#include <functional>
 #include <string>
 
 #include "../config.hpp"
@@ -55,5 +56,16 @@ struct SandwichLayerSpec {
   int64_t hidden = 0;
 };
 void sandwich_norm_decoder_layer(ModelBuilder& b, const SandwichLayerSpec& spec);
+
+/// Checkpoint names of the Hugging Face *ForCausalLM skeleton.
+struct CausalLmNames {
+  std::string embed = "model.embed_tokens", layers = "model.layers", norm = "model.norm", head = "lm_head";
+  NormKind norm_kind = NormKind::rmsnorm;
+};
+/// The skeleton most decoders share: the token embedding, `d.layers` layers (each declared by
+/// `layer(index, prefix)` inside its own block), the final norm, and the LM head, tied to the
+/// embedding when the config ties them.
+void causal_lm_stack(ModelBuilder& b, const DecoderShape& d, const CausalLmNames& names,
+                     const std::function<void(int layer, const std::string& prefix)>& layer);
 
 }  // namespace cardfit

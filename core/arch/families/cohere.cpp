@@ -17,11 +17,7 @@ Model cohere(const Config& c) {
 
   ModelBuilder b("cohere", "cohere");
   set_dims(b, d, c);
-  b.block("model.embed_tokens", "embedding");
-  token_embedding(b, "model.embed_tokens", d.vocab, d.hidden);
-  for (int i = 0; i < d.layers; ++i) {
-    const std::string p = "model.layers." + std::to_string(i);
-    b.block(p, "decoder_layer", i);
+  causal_lm_stack(b, d, {.norm_kind = NormKind::layernorm_nobias}, [&](int i, const std::string& p) {
     AttentionSpec attn{.prefix = p + ".self_attn", .hidden = d.hidden, .heads = d.heads,
                        .kv_heads = d.kv_heads, .head_dim = d.head_dim, .q_bias = bias,
                        .k_bias = bias, .v_bias = bias, .o_bias = bias,
@@ -35,10 +31,7 @@ Model cohere(const Config& c) {
                        .attn_norm = p + ".input_layernorm", .attn = attn,
                        .mlp = {.prefix = p + ".mlp", .hidden = d.hidden,
                                .intermediate = d.intermediate, .act = act}});
-  }
-  b.block("final", "final");
-  b.norm("model.norm", d.hidden, NormKind::layernorm_nobias);
-  lm_head(b, "lm_head", d.hidden, d.vocab, d.tied ? "model.embed_tokens.weight" : "");
+  });
   return b.finish();
 }
 

@@ -30,19 +30,12 @@ Model granite(const Config& c) {
 
   ModelBuilder b("granite", "granite");
   set_dims(b, d, c);
-  b.block("model.embed_tokens", "embedding");
-  token_embedding(b, "model.embed_tokens", d.vocab, d.hidden);
-  for (int i = 0; i < d.layers; ++i) {
-    const std::string p = "model.layers." + std::to_string(i);
-    b.block(p, "decoder_layer", i);
+  causal_lm_stack(b, d, {}, [&](int i, const std::string& p) {
     const AttentionSpec attn = granite_attention(p, d, attn_bias);
     const MlpSpec mlp{.prefix = p + ".mlp", .hidden = d.hidden, .intermediate = d.intermediate,
                       .bias = mlp_bias, .act = act};
     pre_norm_decoder_layer(b, {.prefix = p, .attn = attn, .mlp = mlp, .hidden = d.hidden});
-  }
-  b.block("final", "final");
-  b.norm("model.norm", d.hidden, NormKind::rmsnorm);
-  lm_head(b, "lm_head", d.hidden, d.vocab, d.tied ? "model.embed_tokens.weight" : "");
+  });
   return b.finish();
 }
 
@@ -59,11 +52,7 @@ Model granitemoe(const Config& c) {
   set_dims(b, d, c);
   b.dims().experts = experts;
   b.dims().experts_per_token = top_k;
-  b.block("model.embed_tokens", "embedding");
-  token_embedding(b, "model.embed_tokens", d.vocab, d.hidden);
-  for (int i = 0; i < d.layers; ++i) {
-    const std::string p = "model.layers." + std::to_string(i);
-    b.block(p, "decoder_layer", i);
+  causal_lm_stack(b, d, {}, [&](int i, const std::string& p) {
     b.norm(p + ".input_layernorm", d.hidden, NormKind::rmsnorm);
     attention_block(b, granite_attention(p, d, attn_bias));
     b.residual(p + ".residual_attn", d.hidden);
@@ -73,10 +62,7 @@ Model granitemoe(const Config& c) {
                         .down = "output_linear.weight", .layout = FusedExpertLayout::stacked,
                         .act = act, .gate_up = "input_linear.weight"});
     b.residual(p + ".residual_mlp", d.hidden);
-  }
-  b.block("final", "final");
-  b.norm("model.norm", d.hidden, NormKind::rmsnorm);
-  lm_head(b, "lm_head", d.hidden, d.vocab, d.tied ? "model.embed_tokens.weight" : "");
+  });
   return b.finish();
 }
 

@@ -45,11 +45,7 @@ Model llama(const Config& c) {
   set_dims(b, d, c);
   // Qwen2Config keeps sliding_window only with use_sliding_window (otherwise None).
   if (type == "qwen2" && !c.boolean_or("use_sliding_window", false)) b.dims().sliding_window = 0;
-  b.block("model.embed_tokens", "embedding");
-  token_embedding(b, "model.embed_tokens", d.vocab, d.hidden);
-  for (int i = 0; i < d.layers; ++i) {
-    const std::string p = "model.layers." + std::to_string(i);
-    b.block(p, "decoder_layer", i);
+  causal_lm_stack(b, d, {}, [&](int i, const std::string& p) {
     pre_norm_decoder_layer(
         b, {.prefix = p,
             .attn = {.prefix = p + ".self_attn", .hidden = d.hidden, .heads = d.heads,
@@ -59,10 +55,7 @@ Model llama(const Config& c) {
             .mlp = {.prefix = p + ".mlp", .hidden = d.hidden, .intermediate = d.intermediate,
                     .bias = mlp_bias, .act = act},
             .hidden = d.hidden});
-  }
-  b.block("final", "final");
-  b.norm("model.norm", d.hidden, NormKind::rmsnorm);
-  lm_head(b, "lm_head", d.hidden, d.vocab, d.tied ? "model.embed_tokens.weight" : "");
+  });
   return b.finish();
 }
 

@@ -20,11 +20,7 @@ Model mixtral(const Config& c) {
   set_dims(b, d, c);
   b.dims().experts = experts;
   b.dims().experts_per_token = top_k;
-  b.block("model.embed_tokens", "embedding");
-  token_embedding(b, "model.embed_tokens", d.vocab, d.hidden);
-  for (int i = 0; i < d.layers; ++i) {
-    const std::string p = "model.layers." + std::to_string(i);
-    b.block(p, "decoder_layer", i);
+  causal_lm_stack(b, d, {}, [&](int i, const std::string& p) {
     b.norm(p + ".input_layernorm", d.hidden, NormKind::rmsnorm);
     attention_block(b, {.prefix = p + ".self_attn", .hidden = d.hidden, .heads = d.heads,
                         .kv_heads = d.kv_heads, .head_dim = d.head_dim, .window = d.sliding_window});
@@ -34,10 +30,7 @@ Model mixtral(const Config& c) {
                   .top_k = top_k, .expert_intermediate = d.intermediate, .router = "gate",
                   .expert = {.act = act, .gate = "w1", .up = "w3", .down = "w2"}});
     b.residual(p + ".residual_mlp", d.hidden);
-  }
-  b.block("final", "final");
-  b.norm("model.norm", d.hidden, NormKind::rmsnorm);
-  lm_head(b, "lm_head", d.hidden, d.vocab, d.tied ? "model.embed_tokens.weight" : "");
+  });
   return b.finish();
 }
 

@@ -16,11 +16,7 @@ Model nemotron(const Config& c) {
 
   ModelBuilder b("nemotron", "nemotron");
   set_dims(b, d, c);
-  b.block("model.embed_tokens", "embedding");
-  token_embedding(b, "model.embed_tokens", d.vocab, d.hidden);
-  for (int i = 0; i < d.layers; ++i) {
-    const std::string p = "model.layers." + std::to_string(i);
-    b.block(p, "decoder_layer", i);
+  causal_lm_stack(b, d, {.norm_kind = NormKind::layernorm}, [&](int i, const std::string& p) {
     pre_norm_decoder_layer(
         b, {.prefix = p,
             .attn = {.prefix = p + ".self_attn", .hidden = d.hidden, .heads = d.heads,
@@ -29,10 +25,7 @@ Model nemotron(const Config& c) {
             .mlp = {.prefix = p + ".mlp", .hidden = d.hidden, .intermediate = d.intermediate,
                     .gated = false, .bias = mlp_bias, .act = act},
             .norm = NormKind::layernorm, .hidden = d.hidden});
-  }
-  b.block("final", "final");
-  b.norm("model.norm", d.hidden, NormKind::layernorm);
-  lm_head(b, "lm_head", d.hidden, d.vocab, d.tied ? "model.embed_tokens.weight" : "");
+  });
   return b.finish();
 }
 

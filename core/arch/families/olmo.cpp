@@ -17,11 +17,7 @@ Model olmo(const Config& c) {
 
   ModelBuilder b("olmo", "olmo");
   set_dims(b, d, c);
-  b.block("model.embed_tokens", "embedding");
-  token_embedding(b, "model.embed_tokens", d.vocab, d.hidden);
-  for (int i = 0; i < d.layers; ++i) {
-    const std::string p = "model.layers." + std::to_string(i);
-    b.block(p, "decoder_layer", i);
+  causal_lm_stack(b, d, {.norm_kind = NormKind::layernorm_noaffine}, [&](int i, const std::string& p) {
     pre_norm_decoder_layer(
         b, {.prefix = p,
             .attn = {.prefix = p + ".self_attn", .hidden = d.hidden, .heads = d.heads,
@@ -29,10 +25,7 @@ Model olmo(const Config& c) {
                      .v_bias = bias, .o_bias = bias},
             .mlp = {.prefix = p + ".mlp", .hidden = d.hidden, .intermediate = d.intermediate, .act = act},
             .norm = NormKind::layernorm_noaffine, .hidden = d.hidden});
-  }
-  b.block("final", "final");
-  b.norm("model.norm", d.hidden, NormKind::layernorm_noaffine);
-  lm_head(b, "lm_head", d.hidden, d.vocab, d.tied ? "model.embed_tokens.weight" : "");
+  });
   return b.finish();
 }
 
@@ -43,11 +36,7 @@ Model olmo2(const Config& c) {
 
   ModelBuilder b("olmo2", "olmo");
   set_dims(b, d, c);
-  b.block("model.embed_tokens", "embedding");
-  token_embedding(b, "model.embed_tokens", d.vocab, d.hidden);
-  for (int i = 0; i < d.layers; ++i) {
-    const std::string p = "model.layers." + std::to_string(i);
-    b.block(p, "decoder_layer", i);
+  causal_lm_stack(b, d, {}, [&](int i, const std::string& p) {
     sandwich_norm_decoder_layer(
         b, {.prefix = p,
             .attn = {.prefix = p + ".self_attn", .hidden = d.hidden, .heads = d.heads,
@@ -56,10 +45,7 @@ Model olmo2(const Config& c) {
                      .q_norm = "q_norm", .k_norm = "k_norm", .qk_norm_per_head = false},
             .mlp = {.prefix = p + ".mlp", .hidden = d.hidden, .intermediate = d.intermediate, .act = act},
             .norm = NormKind::rmsnorm, .input_norm = "", .pre_ff_norm = "", .hidden = d.hidden});
-  }
-  b.block("final", "final");
-  b.norm("model.norm", d.hidden, NormKind::rmsnorm);
-  lm_head(b, "lm_head", d.hidden, d.vocab, d.tied ? "model.embed_tokens.weight" : "");
+  });
   return b.finish();
 }
 

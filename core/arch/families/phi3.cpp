@@ -13,11 +13,7 @@ Model phi3(const Config& c) {
 
   ModelBuilder b("phi3", "phi3");
   set_dims(b, d, c);
-  b.block("model.embed_tokens", "embedding");
-  token_embedding(b, "model.embed_tokens", d.vocab, d.hidden);
-  for (int i = 0; i < d.layers; ++i) {
-    const std::string p = "model.layers." + std::to_string(i);
-    b.block(p, "decoder_layer", i);
+  causal_lm_stack(b, d, {}, [&](int i, const std::string& p) {
     pre_norm_decoder_layer(
         b, {.prefix = p,
             .attn = {.prefix = p + ".self_attn", .hidden = d.hidden, .heads = d.heads,
@@ -26,10 +22,7 @@ Model phi3(const Config& c) {
             .mlp = {.prefix = p + ".mlp", .hidden = d.hidden, .intermediate = d.intermediate,
                     .act = act, .fused_gate_up = "gate_up_proj"},
             .hidden = d.hidden});
-  }
-  b.block("final", "final");
-  b.norm("model.norm", d.hidden, NormKind::rmsnorm);
-  lm_head(b, "lm_head", d.hidden, d.vocab, d.tied ? "model.embed_tokens.weight" : "");
+  });
   return b.finish();
 }
 

@@ -18,11 +18,7 @@ Model stablelm(const Config& c) {
 
   ModelBuilder b("stablelm", "stablelm");
   set_dims(b, d, c);
-  b.block("model.embed_tokens", "embedding");
-  token_embedding(b, "model.embed_tokens", d.vocab, d.hidden);
-  for (int i = 0; i < d.layers; ++i) {
-    const std::string p = "model.layers." + std::to_string(i);
-    b.block(p, "decoder_layer", i);
+  causal_lm_stack(b, d, {.norm_kind = NormKind::layernorm}, [&](int i, const std::string& p) {
     AttentionSpec attn{.prefix = p + ".self_attn", .hidden = d.hidden, .heads = d.heads,
                        .kv_heads = d.kv_heads, .head_dim = d.head_dim, .q_bias = qkv_bias,
                        .k_bias = qkv_bias, .v_bias = qkv_bias, .qk_norm = NormKind::layernorm_nobias};
@@ -39,10 +35,7 @@ Model stablelm(const Config& c) {
       pre_norm_decoder_layer(b, {.prefix = p, .attn = attn, .mlp = mlp, .norm = NormKind::layernorm,
                                  .hidden = d.hidden});
     }
-  }
-  b.block("final", "final");
-  b.norm("model.norm", d.hidden, NormKind::layernorm);
-  lm_head(b, "lm_head", d.hidden, d.vocab, d.tied ? "model.embed_tokens.weight" : "");
+  });
   return b.finish();
 }
 
