@@ -136,6 +136,13 @@ std::vector<Finding> run_checks(const Config& cfg, const Model& m, const Options
   if (opt.attention == Attention::eager && seq >= 4096)
     add("eager-attention-long-context", "warning", "Eager attention stores a heads × seq² score matrix per layer; at " +
         num(seq) + " tokens it dominates activation memory.", "Use attn_implementation=\"sdpa\" or \"flash_attention_2\".");
+  // Gemma 2 caps attention logits; PyTorch's SDPA cannot, so transformers trains it with eager
+  // attention (or flash-attention >= 2.6, which implements the cap).
+  if (opt.attention == Attention::sdpa && opt.mode != Mode::serve && cfg.number_or("attn_logit_softcapping", 0) > 0)
+    add("softcapping-needs-eager", "warning", "The config caps attention logits (attn_logit_softcapping " +
+        std::to_string(cfg.number_or("attn_logit_softcapping", 0)) + "), which SDPA does not implement: "
+        "transformers trains this model with eager attention, whose heads × seq² scores this SDPA plan omits.",
+        "Plan with attention=eager (what transformers uses), or flash (flash-attention 2.6+ applies the cap).");
   return out;
 }
 

@@ -1,5 +1,6 @@
 // Findings: the ones that must fire on gpt2, and the shape walk catching a broken graph.
 #include <catch2/catch.hpp>
+#include <set>
 
 #include "arch/registry.hpp"
 #include "config.hpp"
@@ -28,4 +29,21 @@ TEST_CASE("the shape walk finds a projection that does not match its consumer") 
   for (auto& n : m.blocks[3].nodes)
     if (n.name.ends_with("down_proj")) n.in = 1000;
   CHECK_FALSE(shape_errors(m).empty());
+}
+
+TEST_CASE("Gemma 2's logit soft-capping asks for eager attention in an SDPA training plan") {
+  const std::string text = R"({"model_type": "gemma2", "vocab_size": 1000, "hidden_size": 64, "num_hidden_layers": 2,
+    "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16, "intermediate_size": 128,
+    "attn_logit_softcapping": 50.0})";
+  const Config c = Config::parse(text);
+  const Model m = trace_model(c);
+  auto ids = [&](const Options& o) {
+    std::set<std::string> s;
+    for (const auto& f : run_checks(c, m, o, 512)) s.insert(f.id);
+    return s;
+  };
+  CHECK(ids(Options{}).count("softcapping-needs-eager") == 1);
+  Options eager;
+  eager.attention = Attention::eager;
+  CHECK(ids(eager).count("softcapping-needs-eager") == 0);
 }
