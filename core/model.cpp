@@ -25,6 +25,8 @@ int64_t numel(const Shape& shape) {
   return n;
 }
 
+const char* domain_name(Domain domain) { return domain == Domain::vision ? "vision" : "text"; }
+
 const char* role_name(Role role) {
   switch (role) {
     case Role::embedding: return "embedding";

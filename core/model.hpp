@@ -46,6 +46,12 @@ struct AttentionGeom {
   bool alibi = false;       // ALiBi: a per-head linear bias on the scores, no position tensor
 };
 
+/// Which tokens a block runs over: the text sequence, or the tokens of each image (a vision tower
+/// and the projector that maps its features into the text sequence). The planner sizes a text
+/// block by the sequence and a vision block by images per sample × its tokens per image.
+enum class Domain { text, vision };
+const char* domain_name(Domain domain);
+
 struct Node {
   std::string name;       // module path ("model.layers.0.self_attn.q_proj")
   Op op = Op::other;
@@ -57,6 +63,9 @@ struct Node {
   int64_t active = 1;     // MoE: experts each token goes through (FLOPs and activations scale by it)
   bool lora = false;      // a default LoRA target (every linear but the head)
   AttentionGeom attn;     // op == attention only
+  int64_t tokens_per_image = 0;  // vision blocks: tokens per image of this node's output where it
+                                 // differs from its block's (CLIP's patch conv: the patches without the
+                                 // class token; an op on a pooled token: 1); 0 = the block's
 };
 
 struct Block {
@@ -64,6 +73,10 @@ struct Block {
   std::string kind;       // "embedding", "decoder_layer", "encoder_layer", "vision_layer", "final"...
   int layer = -1;
   std::vector<Node> nodes;
+  Domain domain = Domain::text;
+  int64_t tokens_per_image = 0;   // vision: tokens each image runs through this block
+  int64_t width = 0;              // features of the block's residual stream when not dims.hidden
+                                  // (a vision tower's hidden size); 0 = dims.hidden
 };
 
 /// Headline dimensions, for checks, KV sizing and the report; 0 where they do not apply.

@@ -28,14 +28,29 @@ void vit_mlp(ModelBuilder& b, const std::string& prefix, int64_t hidden, int64_t
   mlp_block(b, {.prefix = prefix, .hidden = hidden, .intermediate = inner, .gated = false, .bias = true,
                 .act = act, .up = "fc1", .down = "fc2", .role = Role::vision});
 }
+
+// A block over the tokens of each image (Domain::vision) with its own stream width.
+void vision_block(ModelBuilder& b, std::string name, std::string kind, int64_t tokens_per_image, int64_t width) {
+  b.block(std::move(name), std::move(kind), -1);
+  Block& blk = b.model().blocks.back();
+  blk.domain = Domain::vision;
+  blk.tokens_per_image = tokens_per_image;
+  blk.width = width;
+}
 }  // namespace
+
+int64_t vit_patches(const VitSpec& s) {
+  const int64_t side = s.image_size / s.patch_size;
+  return side * side;
+}
+
+int64_t vit_tokens(const VitSpec& s) { return vit_patches(s) + (s.class_token ? 1 : 0); }
 
 void vit_encoder(ModelBuilder& b, const VitSpec& s) {
   const std::string p = s.prefix + ".";
-  const int64_t side = s.image_size / s.patch_size;
-  const int64_t patches = side * side;
+  const int64_t patches = vit_patches(s), tokens = vit_tokens(s);
 
-  b.block(p + "embeddings", "vision_embedding", -1);
+  vision_block(b, p + "embeddings", "vision_embedding", tokens, s.hidden);
   if (s.class_token) {
     Node cls;
     cls.name = p + "embeddings.class_embedding";
@@ -43,6 +58,7 @@ void vit_encoder(ModelBuilder& b, const VitSpec& s) {
     cls.in = 1;
     cls.out = s.hidden;
     cls.params = b.tensor(cls.name, {s.hidden}, Role::vision);
+    cls.tokens_per_image = 1;
     b.node(cls);
   }
   Node patch;  // a Conv2d with stride = kernel: one linear map per patch
@@ -51,6 +67,7 @@ void vit_encoder(ModelBuilder& b, const VitSpec& s) {
   patch.detail = "patch_conv2d";
   patch.in = s.channels * s.patch_size * s.patch_size;
   patch.out = s.hidden;
+  if (s.class_token) patch.tokens_per_image = patches;  // the class token is concatenated after the conv
   patch.params = b.tensor(patch.name + ".weight", {s.hidden, s.channels, s.patch_size, s.patch_size}, Role::vision);
   if (s.patch_bias) patch.params += b.tensor(patch.name + ".bias", {s.hidden}, Role::vision);
   b.node(patch);
@@ -59,7 +76,7 @@ void vit_encoder(ModelBuilder& b, const VitSpec& s) {
 
   for (int64_t i = 0; i < s.layers; ++i) {
     const std::string l = p + "encoder.layers." + std::to_string(i) + ".";
-    b.block(l.substr(0, l.size() - 1), "vision_layer", -1);
+    vision_block(b, l.substr(0, l.size() - 1), "vision_layer", tokens, s.hidden);
     b.norm(l + "layer_norm1", s.hidden, s.norm, Role::vision);
     vit_attention(b, l + "self_attn", s.hidden, s.heads);
     b.residual(l + "residual_attn", s.hidden);
@@ -68,9 +85,15 @@ void vit_encoder(ModelBuilder& b, const VitSpec& s) {
     b.residual(l + "residual_mlp", s.hidden);
   }
 
-  b.block(p + "post", "vision_final", -1);
-  if (s.post_norm) b.norm(p + "post_layernorm", s.hidden, s.norm, Role::vision);
+  vision_block(b, p + "post", "vision_final", tokens, s.hidden);
+  if (s.post_norm) {
+    b.norm(p + "post_layernorm", s.hidden, s.norm, Role::vision);
+    // CLIPVisionTransformer normalises only the pooled class token (last_hidden_state[:, 0]);
+    // SigLIP normalises every patch.
+    if (s.class_token) b.model().blocks.back().nodes.back().tokens_per_image = 1;
+  }
   if (s.pooling_head) {
+    const size_t head_first = b.model().blocks.back().nodes.size();
     // SiglipMultiheadAttentionPoolingHead: a learned probe attends over the patches (torch's
     // nn.MultiheadAttention stores q/k/v as one in_proj), then a LayerNorm and an MLP.
     const std::string h = p + "head.";
@@ -81,8 +104,11 @@ void vit_encoder(ModelBuilder& b, const VitSpec& s) {
     probe.out = s.hidden;
     probe.params = b.tensor(probe.name, {1, 1, s.hidden}, Role::vision);
     b.node(probe);
+    // in_proj_weight is a bare parameter of nn.MultiheadAttention, not an nn.Linear: PEFT's
+    // all-linear does not adapt it and bitsandbytes does not quantize it (its out_proj is a Linear).
     b.linear(h + "attention", s.hidden, 3 * s.hidden,
-             {.bias = true, .role = Role::vision, .weight = "in_proj_weight", .bias_name = "in_proj_bias"});
+             {.bias = true, .lora = false, .role = Role::vision, .weight = "in_proj_weight", .bias_name = "in_proj_bias"});
+    b.model().blocks.back().nodes.back().detail = "parameter_matmul";
     AttentionGeom g;
     g.heads = g.kv_heads = s.heads;
     g.head_dim = s.hidden / s.heads;
@@ -91,6 +117,11 @@ void vit_encoder(ModelBuilder& b, const VitSpec& s) {
     b.linear(h + "attention.out_proj", s.hidden, s.hidden, {.bias = true, .role = Role::vision});
     b.norm(h + "layernorm", s.hidden, s.norm, Role::vision);
     vit_mlp(b, h + "mlp", s.hidden, s.intermediate, s.act);
+    // The probe is one query: everything after the in-projection (which also projects the keys
+    // and values of every patch) runs on one token per image.
+    auto& nodes = b.model().blocks.back().nodes;
+    for (size_t i = head_first; i < nodes.size(); ++i)
+      if (nodes[i].name != h + "attention") nodes[i].tokens_per_image = 1;
   }
 }
 
@@ -140,7 +171,7 @@ VitSpec read_vit(const Config& v, const std::string& default_type, const std::st
 
 void mlp_projector(ModelBuilder& b, const MlpProjectorSpec& s) {
   const std::string p = s.prefix + ".";
-  b.block(s.prefix, "projector", -1);
+  vision_block(b, s.prefix, "projector", s.tokens_per_image, s.in);
   b.linear(p + s.first, s.in, s.hidden, {.bias = s.bias, .role = Role::projector});
   b.activation(p + "act", s.hidden, s.act);
   b.linear(p + s.second, s.hidden, s.out, {.bias = s.bias, .role = Role::projector});
@@ -148,7 +179,8 @@ void mlp_projector(ModelBuilder& b, const MlpProjectorSpec& s) {
 
 void matrix_projector(ModelBuilder& b, const MatrixProjectorSpec& s) {
   const std::string p = s.prefix + ".";
-  b.block(s.prefix, "projector", -1);
+  // Runs on the pooled tokens; the pool reads the tower's output (the previous block's tokens).
+  vision_block(b, s.prefix, "projector", s.tokens_per_image, s.in);
   Node pool;
   pool.name = p + "avg_pool";
   pool.op = Op::other;
@@ -159,6 +191,7 @@ void matrix_projector(ModelBuilder& b, const MatrixProjectorSpec& s) {
   Node proj;  // a bare nn.Parameter [in, out] used as x @ W: listed as stored, not an nn.Linear
   proj.name = p + s.weight;
   proj.op = Op::linear;
+  proj.detail = "parameter_matmul";  // not an nn.Linear: bitsandbytes does not quantize it
   proj.in = s.in;
   proj.out = s.out;
   proj.params = b.tensor(proj.name, {s.in, s.out}, Role::projector, false);

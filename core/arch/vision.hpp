@@ -25,7 +25,13 @@ struct VitSpec {
 };
 /// Embeddings (patch Conv2d, positions, optional class token), encoder layers
 /// (layer_norm1, self_attn q/k/v/out_proj, layer_norm2, mlp fc1/fc2, all with biases), final norms.
+/// Its blocks are Domain::vision: each image runs (image_size / patch_size)^2 patch tokens (+1
+/// class token for CLIP) through them, at the tower's own width.
 void vit_encoder(ModelBuilder& b, const VitSpec& spec);
+/// Patch tokens per image: (image_size / patch_size)^2.
+int64_t vit_patches(const VitSpec& spec);
+/// Tokens per image through the encoder layers: the patches, plus CLIP's class token.
+int64_t vit_tokens(const VitSpec& spec);
 
 /// The CLIP/SigLIP vision config a multimodal config nests, with the config class defaults applied
 /// (CLIPVisionConfig or SiglipVisionConfig by `model_type`, or `default_type` when it has none).
@@ -39,6 +45,7 @@ struct MlpProjectorSpec {
   bool bias = true;
   std::string act = "gelu";
   std::string first = "linear_1", second = "linear_2";
+  int64_t tokens_per_image = 0;   // image tokens it maps into the text (LLaVA-1.5: 576)
 };
 void mlp_projector(ModelBuilder& b, const MlpProjectorSpec& spec);
 
@@ -48,6 +55,7 @@ struct MatrixProjectorSpec {
   std::string prefix;             // "multi_modal_projector"
   int64_t in = 0, out = 0;
   std::string norm = "mm_soft_emb_norm", weight = "mm_input_projection_weight";
+  int64_t tokens_per_image = 0;   // tokens per image after pooling (Gemma 3: mm_tokens_per_image, 256)
 };
 void matrix_projector(ModelBuilder& b, const MatrixProjectorSpec& spec);
 

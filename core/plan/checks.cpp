@@ -133,6 +133,16 @@ std::vector<Finding> run_checks(const Config& cfg, const Model& m, const Options
   if (!cfg.has("pad_token_id") && opt.mode != Mode::serve && opt.batch > 1)
     add("no-pad-token", "info", "The config has no pad_token_id; batched fine-tuning needs one.",
         "Set tokenizer.pad_token = tokenizer.eos_token (and model.config.pad_token_id).");
+  // A multimodal sample puts each image's tokens into the text sequence (LLaVA-1.5: 576, Gemma 3:
+  // 256): a sequence shorter than that cannot hold the images the plan assumes.
+  int64_t image_tokens = 0;
+  for (const auto& b : m.blocks)
+    if (b.domain == Domain::vision && b.kind == "projector") image_tokens = b.tokens_per_image;
+  const int64_t images = opt.images.value_or(image_tokens > 0 ? 1 : 0);
+  if (image_tokens > 0 && images > 0 && images * image_tokens > seq)
+    add("image-tokens-exceed-seq", "warning", num(images) + " image(s) of " + num(image_tokens) + " tokens each do not fit "
+        "in a sequence of " + num(seq) + " tokens.", "Raise seq above " + num(images * image_tokens) +
+        " (the image tokens are part of it), or plan fewer images per sample.");
   if (opt.attention == Attention::eager && seq >= 4096)
     add("eager-attention-long-context", "warning", "Eager attention stores a heads × seq² score matrix per layer; at " +
         num(seq) + " tokens it dominates activation memory.", "Use attn_implementation=\"sdpa\" or \"flash_attention_2\".");

@@ -15,51 +15,64 @@ struct Flops {
   double attention = 0;        // score and value products: forward + 2× backward
   double adapters = 0;         // LoRA A and B: forward + input + weight gradients
   double recompute = 0;        // forward of checkpointed blocks (recomputed in backward)
+  double untracked = 0;        // blocks autograd does not record (a frozen vision tower): forward only
   double forward = 0;
+  double vision = 0;           // of which: forward of the vision blocks (all images of a sample)
   double tokens = 0;           // tokens per sample (encoder side)
 };
 
-Flops count(const Model& m, const Options& opt, Mode mode, int64_t seq) {
+// Per sample: every node's FLOPs per token × the tokens it runs (a vision node: images × its tokens
+// per image, attending within one image).
+Flops count(const Model& m, const Options& opt, Mode mode, int64_t seq, int64_t images) {
   Flops f;
   const int64_t dseq = opt.decoder_seq > 0 ? opt.decoder_seq : seq;
   const bool full = mode == Mode::full;
+  const std::vector<char> recorded = recorded_blocks(m, opt, mode, images);
   f.tokens = double(seq);
   for (size_t bi = 0; bi < m.blocks.size(); ++bi) {
     const Block& b = m.blocks[bi];
-    const double t = double(block_tokens(m, bi, seq, dseq));
     double block_forward = 0;
-    for (const auto& n : b.nodes) {
-      const double fl = forward_flops_per_token(n, n.op == Op::attention && n.attn.cross ? seq : int64_t(t)) * t;
-      block_forward += fl;
-      if (n.op == Op::attention) {
+    for (size_t ni = 0; ni < b.nodes.size(); ++ni) {
+      const Node& n = b.nodes[ni];
+      const double t = double(node_tokens(m, bi, ni, seq, dseq, images));
+      const double fl = forward_flops_per_token(n, attention_context(m, bi, n, seq, dseq)) * t;
+      double a = 0;
+      if (!full && is_lora_target(n, opt)) a = 2.0 * double(opt.lora_rank) * double(n.in + n.out) * double(n.active) * t;
+      block_forward += fl + a;
+      if (!recorded[bi]) {
+        f.untracked += fl + a;
+      } else if (n.op == Op::attention) {
         f.attention += fl;
       } else if (fl > 0) {
         if (full || is_saved_module(n, opt)) f.linear_trained += fl;
         else f.linear_frozen += fl;
       }
-      if (!full && is_lora_target(n, opt)) {
-        const double a = 2.0 * double(opt.lora_rank) * double(n.in + n.out) * double(n.active) * t;
-        f.adapters += a;
-        block_forward += a;
-      }
+      if (recorded[bi]) f.adapters += a;
     }
     f.forward += block_forward;
-    if (opt.grad_ckpt && b.layer >= 0) f.recompute += block_forward;
+    if (b.domain == Domain::vision) f.vision += block_forward;
+    if (opt.grad_ckpt && checkpointable(b) && recorded[bi]) f.recompute += block_forward;
   }
   return f;
 }
 }  // namespace
 
-double forward_flops_per_token(const Model& m, int64_t seq, int64_t decoder_seq) {
+double forward_flops_per_token(const Model& m, int64_t seq, int64_t decoder_seq, int64_t images) {
   Options o;
   o.decoder_seq = decoder_seq;
-  const Flops f = count(m, o, Mode::full, seq);
+  const Flops f = count(m, o, Mode::full, seq, images >= 0 ? images : images_per_sample(m, o));
   return f.forward / f.tokens;
 }
 
+double vision_flops_per_image(const Model& m) {
+  Options o;
+  return count(m, o, Mode::full, 1, 1).vision;
+}
+
 double step_flops_per_token(const Model& m, const Options& opt, Mode mode, int64_t seq) {
-  const Flops f = count(m, opt, mode, seq);
-  const double step = 3.0 * f.linear_trained + 2.0 * f.linear_frozen + 3.0 * f.attention + 3.0 * f.adapters + f.recompute;
+  const Flops f = count(m, opt, mode, seq, images_per_sample(m, opt));
+  const double step = 3.0 * f.linear_trained + 2.0 * f.linear_frozen + 3.0 * f.attention + 3.0 * f.adapters +
+                      f.recompute + f.untracked;
   return step / f.tokens;
 }
 
@@ -99,7 +112,9 @@ void cost_plan(const Model& m, const Catalog& cat, Plan& plan) {
   const Options& o = plan.options;
   const Mode mode = o.mode == Mode::serve ? Mode::full : o.mode;
   c.mfu = o.mfu.value_or(cat.mfu);
-  c.flops_per_token_forward = forward_flops_per_token(m, plan.seq, o.decoder_seq);
+  c.images = images_per_sample(m, o);
+  c.flops_per_image_forward = vision_flops_per_image(m);
+  c.flops_per_token_forward = forward_flops_per_token(m, plan.seq, o.decoder_seq, c.images);
   c.flops_per_token_step = step_flops_per_token(m, o, mode, plan.seq);
   c.tokens = double(o.epochs) * double(o.samples) * double(plan.seq);
   c.total_flops = c.flops_per_token_step * c.tokens;

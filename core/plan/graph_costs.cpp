@@ -55,6 +55,7 @@ StepSetup make_setup(const Model& m, const Options& opt, Mode mode) {
   StepSetup s;
   s.mode = mode;
   s.options = &opt;
+  s.images = images_per_sample(m, opt);
   s.attention = opt.attention;
   s.dropout = model_dropouts(m, opt);
   if (mode == Mode::serve) {
@@ -102,11 +103,64 @@ bool is_saved_module(const Node& n, const Options& opt) {
   return !opt.modules_to_save.empty() && name_matches(n.name, opt.modules_to_save);
 }
 
-bool is_quantized_linear(const Node& n) { return n.op == Op::linear && !(n.experts > 1 && !n.lora); }
+// bitsandbytes replaces nn.Linear modules only: not fused expert parameters, a vision tower's
+// patch Conv2d, or a bare parameter used in a matmul (Gemma 3's projector, MHA's in_proj).
+bool is_quantized_linear(const Node& n) {
+  return n.op == Op::linear && !(n.experts > 1 && !n.lora) && n.detail != "patch_conv2d" &&
+         n.detail != "parameter_matmul";
+}
 
-int64_t block_tokens(const Model& m, size_t block, int64_t seq, int64_t decoder_seq) {
+bool has_vision(const Model& m) {
+  for (const auto& b : m.blocks)
+    if (b.domain == Domain::vision) return true;
+  return false;
+}
+
+int64_t images_per_sample(const Model& m, const Options& opt) {
+  if (opt.images) return *opt.images;
+  return has_vision(m) ? 1 : 0;
+}
+
+int64_t block_tokens(const Model& m, size_t block, int64_t seq, int64_t decoder_seq, int64_t images) {
+  const Block& b = m.blocks[block];
+  if (b.domain == Domain::vision) return checked_mul(images, b.tokens_per_image, "image tokens");
   if (!m.dims.encoder_decoder || decoder_seq <= 0) return seq;
-  return m.blocks[block].name.find("decoder") != std::string::npos ? decoder_seq : seq;
+  return b.name.find("decoder") != std::string::npos ? decoder_seq : seq;
+}
+
+int64_t node_tokens(const Model& m, size_t block, size_t node, int64_t seq, int64_t decoder_seq, int64_t images) {
+  const Block& b = m.blocks[block];
+  const Node& n = b.nodes[node];
+  if (b.domain == Domain::vision && n.tokens_per_image > 0) return checked_mul(images, n.tokens_per_image, "image tokens");
+  return block_tokens(m, block, seq, decoder_seq, images);
+}
+
+int64_t attention_context(const Model& m, size_t block, const Node& n, int64_t seq, int64_t decoder_seq) {
+  if (n.attn.cross) return seq;
+  const Block& b = m.blocks[block];
+  if (b.domain == Domain::vision) return b.tokens_per_image;
+  return block_tokens(m, block, seq, decoder_seq, 0);
+}
+
+bool checkpointable(const Block& b) { return b.layer >= 0 || b.kind == "vision_layer"; }
+
+std::vector<char> recorded_blocks(const Model& m, const Options& opt, Mode mode, int64_t images) {
+  std::vector<char> out(m.blocks.size(), 0);
+  if (mode == Mode::serve) return out;
+  const bool lora = mode == Mode::lora || mode == Mode::qlora;
+  bool vision_grad = false;  // a vision block at or before this one holds a trainable parameter
+  for (size_t bi = 0; bi < m.blocks.size(); ++bi) {
+    const Block& b = m.blocks[bi];
+    if (b.domain == Domain::text) {
+      out[bi] = 1;
+      continue;
+    }
+    for (const auto& n : b.nodes)
+      if ((mode == Mode::full && n.params > 0) || (lora && is_lora_target(n, opt)) || is_saved_module(n, opt))
+        vision_grad = true;
+    out[bi] = vision_grad && images > 0 && b.tokens_per_image > 0;
+  }
+  return out;
 }
 
 namespace {
@@ -139,34 +193,42 @@ double forward_flops_per_token(const Node& n, int64_t seq) {
 }
 
 namespace {
-// A tensor of the forward: per-token width (elements), bytes per element, identity.
+// A tensor of the forward: per-token width (elements), bytes per element, identity, and the
+// tokens per sample it spans (0: the block's).
 struct Ten {
   int id = 0;
   int64_t width = 0;
   int bytes = 2;
+  int64_t tokens = 0;
 };
 
 class Walk {
  public:
-  Walk(int64_t tokens, BlockCost& out) : tokens_(tokens), out_(out) {}
-  Ten fresh(int64_t width, int bytes) { return Ten{++next_, width, bytes}; }
+  Walk(int64_t tokens, BlockCost& out) : tokens_(tokens), node_tokens_(tokens), out_(out) {}
+  // A new tensor, made by the current node (over its tokens).
+  Ten fresh(int64_t width, int bytes) { return Ten{++next_, width, bytes, node_tokens_}; }
   // Keeps `t` for backward (once, however many ops save it).
   void save(const Ten& t) {
     const int64_t key = int64_t(t.id) * 16 + t.bytes;
     if (std::find(keys_.begin(), keys_.end(), key) != keys_.end()) return;
     keys_.push_back(key);
-    raw(mul(mul(t.width, tokens_), t.bytes));
+    raw(mul(mul(t.width, t.tokens > 0 ? t.tokens : tokens_), t.bytes));
   }
   // Bytes per sample kept for backward that no other op shares.
   void raw(int64_t bytes) {
     out_.saved = add(out_.saved, bytes);
     if (node_ < out_.node_saved.size()) out_.node_saved[node_] = add(out_.node_saved[node_], bytes);
   }
-  void raw_per_token(int64_t bytes_per_token) { raw(mul(bytes_per_token, tokens_)); }
-  void at(size_t node) { node_ = node; }
+  void raw_per_token(int64_t bytes_per_token) { raw(mul(bytes_per_token, node_tokens_)); }
+  // The node now running, and the tokens per sample of its output.
+  void at(size_t node, int64_t tokens) {
+    node_ = node;
+    node_tokens_ = tokens;
+  }
 
  private:
   int64_t tokens_;
+  int64_t node_tokens_;
   BlockCost& out_;
   std::vector<int64_t> keys_;
   int next_ = 0;
@@ -225,12 +287,16 @@ BlockCost block_cost(const Model& m, size_t bi, const StepSetup& s, int64_t seq,
   const auto& nodes = b.nodes;
   BlockCost out;
   out.node_saved.assign(nodes.size(), 0);
-  const int64_t T = block_tokens(m, bi, seq, decoder_seq);
-  const int64_t hidden = m.dims.hidden > 0 ? m.dims.hidden : (nodes.empty() ? 0 : nodes.front().in);
+  const int64_t T = block_tokens(m, bi, seq, decoder_seq, s.images);
+  const int64_t hidden = b.width > 0 ? b.width : m.dims.hidden > 0 ? m.dims.hidden : (nodes.empty() ? 0 : nodes.front().in);
   const int c = s.compute;
   const Options& opt = *s.options;
   Walk w(T, out);
 
+  // The block's input: a vision block after another reads that block's tokens (Gemma 3's
+  // projector pools the tower's 4096 patches into 256 tokens).
+  const bool after_vision = b.domain == Domain::vision && bi > 0 && m.blocks[bi - 1].domain == Domain::vision;
+  w.at(0, after_vision ? block_tokens(m, bi - 1, seq, decoder_seq, s.images) : T);
   Ten stream = w.fresh(hidden, s.stream);
   out.input = mul(mul(hidden, T), s.stream);
   Ten last = stream;
@@ -262,7 +328,8 @@ BlockCost block_cost(const Model& m, size_t bi, const StepSetup& s, int64_t seq,
   std::vector<Ten> linear_input(nodes.size());
   for (size_t i = 0; i < nodes.size(); ++i) {
     const Node& n = nodes[i];
-    w.at(i);
+    const int64_t Tn = node_tokens(m, bi, i, seq, decoder_seq, s.images);
+    w.at(i, Tn);
     switch (n.op) {
       case Op::embedding:
       case Op::position_embedding: {
@@ -383,7 +450,10 @@ BlockCost block_cost(const Model& m, size_t bi, const StepSetup& s, int64_t seq,
       }
       case Op::attention: {
         const AttentionGeom& g = n.attn;
-        const int64_t tq = T, tk = g.cross ? seq : T;
+        // Queries: this node's tokens; keys and values: the block's (the source for cross
+        // attention); each query sees one sequence's keys (one image's in a vision tower).
+        const int64_t tq = Tn, tk = g.cross ? seq : T;
+        const int64_t span = attention_context(m, bi, n, seq, decoder_seq);
         const bool repeat = s.attention != Attention::flash && g.kv_heads < g.heads;
         const int64_t kvh = repeat ? g.heads : g.kv_heads;
         Ten o = w.fresh(g.heads * g.v_head_dim, c);
@@ -397,13 +467,13 @@ BlockCost block_cost(const Model& m, size_t bi, const StepSetup& s, int64_t seq,
             // compute dtype (and dropped out, keeping a 1-byte mask) are kept by P·V.
             const double p = s.dropout.attention;
             const int64_t per = 4 + (p > 0 ? 1 + c : (c == 4 ? 0 : c));
-            w.raw(mul(mul(mul(g.heads, tq), tk), per));
+            w.raw(mul(mul(mul(g.heads, tq), span), per));
           } else {
             w.save(o);                              // the kernel's output
             w.raw(mul(mul(g.heads, tq), 4));       // and its fp32 logsumexp
           }
         }
-        if (s.attention == Attention::eager) eager_scores = std::max(eager_scores, mul(mul(g.heads, tq), tk));
+        if (s.attention == Attention::eager) eager_scores = std::max(eager_scores, mul(mul(g.heads, tq), span));
         else flash_accum = std::max(flash_accum, mul(g.heads * g.head_dim, 4));
         widest = std::max(widest, g.heads * (g.head_dim + g.v_head_dim) + kvh * (g.head_dim + g.v_head_dim));
         produced[i] = o;

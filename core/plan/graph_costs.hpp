@@ -40,9 +40,15 @@ struct StepSetup {
   bool grad_ckpt = false;
   Attention attention = Attention::sdpa;
   Dropouts dropout;
+  int64_t images = 0;         // images per sample: what a vision block runs over
   const Options* options = nullptr;
 };
 StepSetup make_setup(const Model& m, const Options& opt, Mode mode);
+
+/// Whether the model has blocks over image tokens (a vision tower).
+bool has_vision(const Model& m);
+/// Images per sample: the option `images`, else 1 for a model with a vision tower (0 otherwise).
+int64_t images_per_sample(const Model& m, const Options& opt);
 
 /// Whether PEFT's LoRA wraps this node (the options' target names, else the node's default).
 bool is_lora_target(const Node& n, const Options& opt);
@@ -52,8 +58,24 @@ bool is_saved_module(const Node& n, const Options& opt);
 bool is_quantized_linear(const Node& n);
 
 /// Tokens each sample runs through a block: the encoder length, or for the decoder half of an
-/// encoder-decoder model the target length.
-int64_t block_tokens(const Model& m, size_t block, int64_t seq, int64_t decoder_seq);
+/// encoder-decoder model the target length; for a vision block, images × its tokens per image.
+int64_t block_tokens(const Model& m, size_t block, int64_t seq, int64_t decoder_seq, int64_t images);
+/// Tokens per sample of one node's output: its block's, except vision nodes that run on another
+/// count per image (CLIP's patch conv, a pooled token).
+int64_t node_tokens(const Model& m, size_t block, size_t node, int64_t seq, int64_t decoder_seq, int64_t images);
+/// The length of one sequence that an attention node of this block attends within: the source
+/// length for cross attention, one image's tokens in a vision block (each image is its own
+/// sequence), else the block's tokens.
+int64_t attention_context(const Model& m, size_t block, const Node& node, int64_t seq, int64_t decoder_seq);
+/// Whether gradient checkpointing wraps this block (gradient_checkpointing_enable() reaches every
+/// encoder that supports it: the repeated decoder/encoder layers and a vision tower's layers).
+bool checkpointable(const Block& b);
+/// Per block, whether a training step in `mode` records its ops for backward. Autograd records an
+/// op (and keeps what its backward reads) only when one of its inputs requires grad. Text blocks
+/// always are in training; a vision tower is from its first block holding a trainable parameter
+/// (full fine-tune: all; LoRA: an adapter or a modules_to_save copy) on, since pixel_values never
+/// require grad; a block that sees no tokens (images = 0) never runs.
+std::vector<char> recorded_blocks(const Model& m, const Options& opt, Mode mode, int64_t images);
 
 /// Forward FLOPs of `node` per token at context `seq` (multiply-add = 2 FLOPs; causal attention
 /// counts only the unmasked half; sliding windows limit the span; MoE counts the active experts).

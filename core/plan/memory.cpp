@@ -246,10 +246,14 @@ MemoryModel::MemoryModel(const Model& m, const Options& opt, Mode mode, int64_t 
           kv = add(kv, mul(held, mul(n.attn.cache_dim, kvb)));
         }
     kv_ = kv;
+    // Mamba layers: conv state [inner, conv_kernel] + SSM state [inner, state] per sequence, in the
+    // activation dtype (transformers' MambaCache / HybridMambaAttentionDynamicCache allocate them
+    // in the model's dtype; kv_dtype does not apply to them).
     const Dims& d = m.dims;
-    const int64_t ssm = mul(mul(d.ssm_layers, d.ssm_inner), mul(d.ssm_state + d.ssm_conv_kernel, kvb));
+    const int64_t ssm = mul(mul(d.ssm_layers, d.ssm_inner), mul(d.ssm_state + d.ssm_conv_kernel, s.compute));
     // Prefill: the widest block's transient tensors, then the last token's logits (16-bit and
-    // the fp32 copy generate() takes).
+    // the fp32 copy generate() takes). A vision tower runs first, over batch × images × its
+    // tokens per image, and its transients are freed before the language model runs.
     int64_t work = 0;
     for (size_t bi = 0; bi < nb; ++bi) {
       const BlockCost bc = block_cost(m, bi, s, seq, dseq);
@@ -298,11 +302,19 @@ MemoryModel::MemoryModel(const Model& m, const Options& opt, Mode mode, int64_t 
   const bool cast_cache = full && s.autocast && s.master == 4 && c == 2;
   const int adapter_bytes = s.autocast ? 4 : s.base;  // PEFT keeps adapters fp32 (autocast_adapter_dtype)
 
-  // Per-block state: weights, adapters, trainable tensors, casts.
+  // Which blocks run (a vision tower sees no tokens at images = 0) and which autograd records
+  // (a frozen vision tower runs without keeping anything: nothing before it requires grad).
+  const std::vector<char> recorded = recorded_blocks(m, opt, mode, s.images);
+  std::vector<char> used(nb, 1);
+  for (size_t bi = 0; bi < nb; ++bi) used[bi] = block_tokens(m, bi, seq, dseq, s.images) > 0;
+
+  // Per-block state: weights, adapters, trainable tensors, casts. A block that does not run keeps
+  // its weights (and adapters) but never gets a gradient, so torch.optim (which skips parameters
+  // whose grad is None) makes no states for it, and autocast never casts its weights.
   std::vector<Trainable> trainables;
   std::vector<int64_t> weights(nb, 0), adapters(nb, 0), grads(nb, 0), casts(nb, 0), dequant(nb, 0);
   std::vector<std::vector<Trainable>> block_trainables(nb);
-  int64_t quantized_weights = 0;
+  int64_t quantized_weights = 0, idle_trainable = 0;
   for (size_t bi = 0; bi < nb; ++bi) {
     for (const auto& n : m.blocks[bi].nodes) {
       const bool quant = s.quantized && is_quantized_linear(n);
@@ -356,6 +368,11 @@ MemoryModel::MemoryModel(const Model& m, const Options& opt, Mode mode, int64_t 
         dequant[bi] = std::max(dequant[bi], mul(mul(n.in, n.out), per));  // one expert at a time
       }
     }
+    if (!used[bi]) {
+      for (const auto& t : block_trainables[bi]) idle_trainable = add(idle_trainable, numel(t.shape));
+      block_trainables[bi].clear();
+      casts[bi] = dequant[bi] = 0;
+    }
     for (const auto& t : block_trainables[bi]) {
       grads[bi] = add(grads[bi], mul(numel(t.shape), t.bytes));
       trainables.push_back(t);
@@ -381,6 +398,7 @@ MemoryModel::MemoryModel(const Model& m, const Options& opt, Mode mode, int64_t 
     total_adapters = add(total_adapters, adapters[bi]);
     total_grads = add(total_grads, grads[bi]);
   }
+  trainable_ = idle_trainable;
   for (const auto& t : trainables) trainable_ = add(trainable_, numel(t.shape));
   const OptimizerCost oc = optimizer_cost(opt, trainables, !s.autocast && opt.precision != Precision::fp32);
   labels_[kWeights] = full ? (s.master == 4 ? "Weights (fp32 master)" : "Weights (bf16)")
@@ -389,9 +407,13 @@ MemoryModel::MemoryModel(const Model& m, const Options& opt, Mode mode, int64_t 
 
   std::vector<BlockCost> bc(nb);
   std::vector<bool> ckpt(nb, false);
+  StepSetup unrecorded = s;
+  unrecorded.train = false;
   for (size_t bi = 0; bi < nb; ++bi) {
-    bc[bi] = block_cost(m, bi, s, seq, dseq);
-    ckpt[bi] = ckpt_all && m.blocks[bi].layer >= 0;
+    bc[bi] = block_cost(m, bi, recorded[bi] ? s : unrecorded, seq, dseq);
+    if (!used[bi]) bc[bi] = BlockCost{};
+    if (!recorded[bi]) bc[bi].backward = 0;  // no backward runs through it
+    ckpt[bi] = ckpt_all && checkpointable(m.blocks[bi]) && recorded[bi];
   }
 
   // Logits and loss (transformers >= 4.46: the loss upcasts the 16-bit logits to fp32, and
@@ -399,7 +421,7 @@ MemoryModel::MemoryModel(const Model& m, const Options& opt, Mode mode, int64_t 
   // gradient it produces).
   int64_t lf = 0, lb = 0, lg = 0;
   if (head) {
-    const int64_t t = block_tokens(m, size_t(head_block), seq, dseq);
+    const int64_t t = block_tokens(m, size_t(head_block), seq, dseq, s.images);
     const int64_t v = mul(t, head->out);
     const int lc = s.autocast ? c : (full ? s.master : s.base);
     if (s.autocast || lc == 4) {
@@ -441,6 +463,7 @@ MemoryModel::MemoryModel(const Model& m, const Options& opt, Mode mode, int64_t 
 
   // Forward, block by block.
   for (size_t i = 0; i < nb; ++i) {
+    if (!used[i]) continue;
     Event e = base;
     e.phase = 0;
     e.block = int(i);
@@ -473,6 +496,7 @@ MemoryModel::MemoryModel(const Model& m, const Options& opt, Mode mode, int64_t 
   int64_t grads_after = 0;
   for (size_t i = nb; i-- > 0;) {
     grads_after = add(grads_after, grads[i]);
+    if (!recorded[i]) continue;
     Event e = base;
     e.phase = 1;
     e.block = int(i);

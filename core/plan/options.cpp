@@ -160,6 +160,11 @@ Options parse_options(std::string_view text) {
       constexpr OptimizerImpl all[] = {OptimizerImpl::foreach, OptimizerImpl::fused, OptimizerImpl::forloop};
       o.optimizer_impl = pick(v, name, all, optimizer_impl_name);
     } else if (name == "decoder_seq") o.decoder_seq = positive_int(v, name, kMaxTokens);
+    else if (name == "images") {
+      if (!(v.is_number_integer() || v.is_number_unsigned()) || v.get<int64_t>() < 0 || v.get<int64_t>() > 4096)
+        throw Error(ErrorCode::option_value, "Option images must be an integer from 0 to 4096, got " + v.dump() + ".", name);
+      o.images = v.get<int64_t>();
+    }
     else if (name == "cuda_context_bytes") {
       if (!(v.is_number_integer() || v.is_number_unsigned()) || v.get<int64_t>() < 0 || v.get<int64_t>() > (int64_t(1) << 40))
         throw Error(ErrorCode::option_value, "Option cuda_context_bytes must be an integer from 0 to 2^40, got " + v.dump() + ".", name);

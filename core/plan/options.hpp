@@ -58,6 +58,8 @@ struct Options {
                                 // model itself is cast (DeepSpeed fp16/bf16 engines, model.half())
   OptimizerImpl optimizer_impl = OptimizerImpl::foreach;
   int64_t decoder_seq = 0;      // encoder-decoder: target tokens per sample (0: seq)
+  std::optional<int64_t> images;  // images per sample through a vision tower (training and serving);
+                                  // empty: 1 for a model with a vision tower; 0: a text-only plan
   std::optional<double> dropout;           // hidden and attention dropout (default: the model type's)
   std::optional<int64_t> cuda_context_bytes;   // override of the catalog default
   std::optional<double> allocator_reserve;     // override of the catalog default fraction

@@ -48,6 +48,8 @@ struct CostRow {
 struct Cost {
   double flops_per_token_forward = 0;
   double flops_per_token_step = 0;   // training step FLOPs per token in the requested mode
+  int64_t images = 0;                // images per sample through the vision tower (0 without one)
+  double flops_per_image_forward = 0;  // forward FLOPs of the vision tower and projector per image
   double tokens = 0;
   double total_flops = 0;
   double mfu = 0;

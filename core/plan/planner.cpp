@@ -108,6 +108,22 @@ void add_assumptions(Plan& p, const Model& m, const Catalog& cat) {
       "parameters of two blocks gathered under ZeRO-3); the fewest cards is chosen, and split.cheapest names the "
       "strategy with the fewest card-hours (pipeline bubble (m + p − 1) / m, communication assumed overlapped).",
       "", std::to_string(o.cost_batch) + " micro-batches", "docs/memory-model.md#multi-card");
+  if (has_vision(m)) {
+    int64_t tower = 0, text = 0;  // tokens per image through the tower, and into the text sequence
+    for (const auto& b : m.blocks)
+      if (b.domain == Domain::vision) {
+        if (b.kind == "projector") text = b.tokens_per_image;
+        else tower = std::max(tower, b.tokens_per_image);
+      }
+    add("images",
+        "Images per sample through the vision tower: " + std::to_string(tower) + " tokens per image through the "
+        "tower, " + std::to_string(text) + " image tokens per image in the text sequence (counted in seq). The "
+        "tower's FLOPs, saved activations and (serving) prefill working set scale with batch × images, not with "
+        "seq. A full fine-tune trains the tower; LoRA adapts its linear layers as PEFT's target_modules=\"all-linear\" "
+        "does (lora_targets to restrict); a tower with nothing trainable keeps no activations (autograd records "
+        "nothing before the first parameter that requires grad). 0 plans the text alone.",
+        "images", std::to_string(images_per_sample(m, o)), "docs/memory-model.md#vision-towers");
+  }
   add("mfu", "Model FLOPs utilisation for the cost roofline (recomputation counted as executed FLOPs).", "mfu",
       num(o.mfu.value_or(cat.mfu)), cat.mfu_source);
   add("run", "Cost of a run: epochs × samples × seq tokens.", "epochs",

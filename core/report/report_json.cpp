@@ -59,22 +59,31 @@ std::string leaf(const std::string& block_name, const std::string& node_name) {
 
 json graph_json(const Model& m, int64_t batch, int64_t seq, const Options& opt) {
   // Saved bytes as the requested mode's training step keeps them (serving: the full fine-tune's).
-  const StepSetup setup = make_setup(m, opt, opt.mode == Mode::serve ? Mode::full : opt.mode);
+  // A vision tower's blocks run over images: their nodes' shapes are [batch × images, tokens per
+  // image, features], as the tower's tensors are, and a frozen tower keeps nothing.
+  const Mode mode = opt.mode == Mode::serve ? Mode::full : opt.mode;
+  const StepSetup setup = make_setup(m, opt, mode);
+  StepSetup unrecorded = setup;
+  unrecorded.train = false;
+  const std::vector<char> recorded = recorded_blocks(m, opt, mode, setup.images);
   const int64_t dseq = opt.decoder_seq > 0 ? opt.decoder_seq : seq;
   json nodes = json::array(), blocks = json::array();
   std::string last_sig;
   for (size_t bi = 0; bi < m.blocks.size(); ++bi) {
     const Block& b = m.blocks[bi];
-    const BlockCost cost = block_cost(m, bi, setup, seq, dseq);
-    const int64_t tokens = block_tokens(m, bi, seq, dseq);
+    const bool vision = b.domain == Domain::vision;
+    const BlockCost cost = block_cost(m, bi, recorded[bi] ? setup : unrecorded, seq, dseq);
     json bnodes = json::array();
     for (size_t ni = 0; ni < b.nodes.size(); ++ni) {
       const Node& n = b.nodes[ni];
-      const int64_t kv_len = n.op == Op::attention && n.attn.cross ? seq : tokens;
+      const int64_t tokens = vision ? (n.tokens_per_image > 0 ? n.tokens_per_image : b.tokens_per_image)
+                                    : node_tokens(m, bi, ni, seq, dseq, setup.images);
+      const int64_t rows = vision ? checked_mul(batch, setup.images, "a shape") : batch;
       json node = {{"name", n.name}, {"op", op_name(n.op)}, {"detail", n.detail}, {"block", bi},
-                   {"out_shape", {batch, tokens, n.out}}, {"params", n.params},
-                   {"flops_per_token", forward_flops_per_token(n, kv_len)},
-                   {"saved_bytes", checked_mul(cost.node_saved[ni], batch, "saved activations")}};
+                   {"out_shape", {rows, tokens, n.out}}, {"params", n.params},
+                   {"flops_per_token", forward_flops_per_token(n, attention_context(m, bi, n, seq, dseq))},
+                   {"saved_bytes", checked_mul(cost.node_saved[ni], batch, "saved activations")},
+                   {"domain", domain_name(b.domain)}};
       if (n.experts > 1) node["experts"] = {{"stored", n.experts}, {"active", n.active}};
       if (n.op == Op::attention)
         node["attention"] = {{"heads", n.attn.heads}, {"kv_heads", n.attn.kv_heads}, {"head_dim", n.attn.head_dim},
@@ -94,10 +103,13 @@ json graph_json(const Model& m, int64_t batch, int64_t seq, const Options& opt) 
     last_sig = sig;
     int64_t params = 0;
     for (const auto& n : b.nodes) params += n.params;
-    blocks.push_back({{"name", b.name}, {"first", b.name}, {"last", b.name}, {"kind", b.kind}, {"repeat", 1},
-                      {"params", params}, {"nodes", bnodes}});
+    json block = {{"name", b.name}, {"first", b.name}, {"last", b.name}, {"kind", b.kind}, {"repeat", 1},
+                  {"params", params}, {"nodes", bnodes}, {"domain", domain_name(b.domain)}};
+    if (vision) block["tokens_per_image"] = b.tokens_per_image;
+    blocks.push_back(block);
   }
-  return {{"batch", batch}, {"seq", seq}, {"node_count", nodes.size()}, {"nodes", nodes}, {"blocks", blocks}};
+  return {{"batch", batch}, {"seq", seq}, {"images", setup.images}, {"node_count", nodes.size()}, {"nodes", nodes},
+          {"blocks", blocks}};
 }
 
 json report_json(const ReportInput& in) {
@@ -154,6 +166,7 @@ json report_json(const ReportInput& in) {
   r["plan"]["optimizer_impl"] = optimizer_impl_name(p.options.optimizer_impl);
   r["plan"]["qlora_quant"] = quant_name(p.options.qlora_quant);
   r["plan"]["borderline_factor"] = p.borderline_factor;
+  r["plan"]["images"] = p.cost.images;
   json modes = json::object();
   for (Mode mode : all_modes) modes[mode_name(mode)] = memory_json(p.modes[int(mode)]);
   r["modes"] = modes;
@@ -192,6 +205,7 @@ json report_json(const ReportInput& in) {
                {"epochs", p.options.epochs}, {"samples", p.options.samples}, {"batch", p.options.cost_batch},
                {"seq", p.seq}, {"tokens", c.tokens}, {"mfu", c.mfu},
                {"flops_per_token_forward", c.flops_per_token_forward}, {"flops_per_token_step", c.flops_per_token_step},
+               {"images", c.images}, {"flops_per_image_forward", c.flops_per_image_forward},
                {"total_flops", c.total_flops}, {"rows", rows},
                {"priced", c.priced ? cost_row_json(*c.priced) : json(nullptr)},
                {"cheapest", c.cheapest ? cost_row_json(*c.cheapest) : json(nullptr)}};

@@ -3,6 +3,8 @@
 // five sliding layers to one global) and Gemma 3 multimodal (Gemma3ForConditionalGeneration: a
 // SigLIP vision tower, the pooled projector and the Gemma 3 text model under "language_model.").
 // Gemma's RMSNorm scales by (1 + weight): still one weight vector per norm.
+#include <cmath>
+
 #include "../../error.hpp"
 #include "../decoder.hpp"
 #include "../vision.hpp"
@@ -128,7 +130,16 @@ Model gemma3(const Config& c) {
   ModelBuilder b(c.string_or("model_type", "gemma3"), "gemma");
   set_text_dims(b, t, text);
   vit_encoder(b, v);
-  matrix_projector(b, {.prefix = "multi_modal_projector", .in = v.hidden, .out = t.hidden});
+  // Gemma3MultiModalProjector: avg_pool2d with kernel = patches per side / sqrt(mm_tokens_per_image)
+  // over the patch grid, so each image gives (side / kernel)^2 tokens (256 for Gemma 3).
+  const int64_t side = v.image_size / v.patch_size;
+  const auto per_side = int64_t(std::sqrt(double(c.positive_or({"mm_tokens_per_image"}, 256))));
+  const int64_t pooled = per_side <= side ? side / (side / per_side) : side;
+  if (per_side > side)
+    b.note("mm_tokens_per_image exceeds the " + std::to_string(side * side) +
+           " patches per image (the pool's kernel would be 0): planned without pooling.");
+  matrix_projector(b, {.prefix = "multi_modal_projector", .in = v.hidden, .out = t.hidden,
+                       .tokens_per_image = pooled * pooled});
   gemma_text(b, t, Gen::v3, "language_model.");
   return b.finish();
 }

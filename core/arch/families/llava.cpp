@@ -35,13 +35,20 @@ Model llava(const Config& c) {
   if (c.has("vision_feature_layer") && c.raw().at("vision_feature_layer").is_array())
     feature_layers = int64_t(c.integer_list("vision_feature_layer").size());
 
+  // vision_feature_select_strategy "default" drops the first token (CLIP's class token) of the
+  // selected features, "full" keeps them all: the image tokens each image puts into the text.
+  const std::string strategy = c.string_or("vision_feature_select_strategy", "default");
+  require(strategy == "default" || strategy == "full", c, "vision_feature_select_strategy",
+          "vision_feature_select_strategy must be \"default\" or \"full\".");
+  const int64_t image_tokens = vit_tokens(v) - (strategy == "default" ? 1 : 0);
+
   const Model language = trace_model(text);
   ModelBuilder b(c.string_or("model_type", "llava"), "llava");
   vit_encoder(b, v);
   mlp_projector(b, {.prefix = "multi_modal_projector", .in = v.hidden * feature_layers,
                     .hidden = language.dims.hidden, .out = language.dims.hidden,
                     .bias = c.boolean_or("multimodal_projector_bias", true),
-                    .act = c.string_or("projector_hidden_act", "gelu")});
+                    .act = c.string_or("projector_hidden_act", "gelu"), .tokens_per_image = image_tokens});
   append_model(b, language, "language_model.", true);
   b.note("Language model traced by the \"" + language.family + "\" family from text_config (model_type \"" +
          text_type + "\").");
