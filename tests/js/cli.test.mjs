@@ -16,7 +16,7 @@ const [gpt2] = examples;
 
 function cardfit(args, input) {
   const r = spawnSync(process.execPath, [join(root, 'scripts', 'cardfit'), ...args],
-    { input: input ?? '', encoding: 'utf8', timeout: 30_000 });
+    { input: input ?? '', encoding: 'utf8', timeout: 30_000, maxBuffer: 256 * 1024 * 1024 });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 const lines = (text) => text.split('\n').filter(Boolean).map((l) => JSON.parse(l));

@@ -76,8 +76,10 @@ function sourcePanel(slot) {
   ui.config.addEventListener('input', () => {
     ownText[slot] = ui.config.value;
     const s = state[slot] || {};
+    const hadTotal = isNum(s.checkpointTotal);
     state[slot] = { ...s, text: ui.config.value, label: '', hubId: '', checkpointTotal: undefined, example: '' };
     ui.example.value = 'own';
+    if (hadTotal) showCheckpoint(slot);
     clearTimeout(typing);
     typing = setTimeout(() => replan(slot), 150);
   });
@@ -172,7 +174,6 @@ window.addEventListener('drop', (e) => {
 
 // ---------------------------------------------------------------------------------------------
 // Options: the form ↔ state.options (the core's snake_case names; empty = the core's default).
-const INT_FIELDS = new Set(['seq', 'batch', 'serve_seq', 'grad_accum', 'lora_rank', 'gpus', 'samples', 'epochs', 'cost_batch', 'checkpoint_total', 'decoder_seq', 'cuda_context_bytes']);
 
 function readOptions() {
   const out = {};
@@ -182,7 +183,8 @@ function readOptions() {
     if (f.type === 'checkbox') { if (f.checked) out[f.name] = true; continue; }
     const v = String(f.value).trim();
     if (v === '') continue;
-    if (f.tagName === 'SELECT' && (v === 'true' || v === 'false')) out[f.name] = v === 'true';
+    if (LIST_OPTIONS.has(f.name)) out[f.name] = v.split(',').map((x) => x.trim()).filter(Boolean);
+    else if (f.tagName === 'SELECT' && (v === 'true' || v === 'false')) out[f.name] = v === 'true';
     else if (f.type === 'number') out[f.name] = Number.isFinite(Number(v)) ? Number(v) : v;
     else out[f.name] = v;
   }
@@ -207,7 +209,7 @@ function writeOptions(o) {
     if (f.type === 'radio') f.checked = v === undefined ? f.value === 'full' : f.value === String(v);
     else if (f.type === 'checkbox') f.checked = v === true;
     else if (f.tagName === 'SELECT' && v !== undefined && ![...f.options].some((x) => x.value === String(v))) f.append(el('option', { value: String(v) }, String(v)));
-    if (f.type !== 'radio' && f.type !== 'checkbox') f.value = v === undefined ? '' : String(v);
+    if (f.type !== 'radio' && f.type !== 'checkbox') f.value = v === undefined ? '' : Array.isArray(v) ? v.join(',') : String(v);
   }
   for (const c of $$('#opt-lora_targets input')) c.checked = list(o.lora_targets).includes(c.value);
   for (const i of $$('#opt-prices input')) i.value = o.prices && isNum(o.prices[i.dataset.card]) ? String(o.prices[i.dataset.card]) : '';
@@ -311,7 +313,8 @@ function showReport() {
   const r = reports.a;
   if (!r) return;
   const keys = openKeys(reportBox);
-  reportBox.replaceChildren(...renderReport(r, { prefix: 'a', optionLink }));
+  const file = (state.a || {}).label ? `${fileStem(state.a.label)}-config.json` : 'config.json';
+  reportBox.replaceChildren(...renderReport(r, { prefix: 'a', optionLink, cli: cliCommand(state.options, file) }));
   restoreOpen(reportBox, keys);
   reportBox.dataset.generation = String(++generation);
 }
@@ -340,7 +343,8 @@ function showError(slot, error) {
   if (isOption) {
     const field = document.getElementById(`opt-${String(e.path).split('.')[0]}`);
     if (field) field.setAttribute('aria-invalid', 'true');
-    stateError.replaceChildren(el('code', null, text(e.code)), ' ', text(e.message), field ? [' ', optionLink(e.path, `go to ${e.path}`)] : '');
+    stateError.replaceChildren();
+    addChildren(stateError, [el('code', null, text(e.code)), ' ', text(e.message), field ? [' ', optionLink(e.path, `go to ${e.path}`)] : '']);
     stateError.hidden = false;
     ui.error.hidden = true;
   } else {
@@ -348,7 +352,8 @@ function showError(slot, error) {
     const line = isNum(e.line) ? e.line : lineOfPath(src, e.path);
     const where = [e.path && e.path !== '$' ? e.path : '', line ? `line ${line}${isNum(e.column) ? `, column ${e.column}` : ''}` : ''].filter(Boolean).join(', ');
     ui.config.setAttribute('aria-invalid', 'true');
-    ui.error.replaceChildren(el('code', null, text(e.code)), ' ', text(e.message), where ? el('span', { className: 'where' }, ` (${where})`) : '',
+    ui.error.replaceChildren();
+    addChildren(ui.error, [el('code', null, text(e.code)), ' ', text(e.message), where ? el('span', { className: 'where' }, ` (${where})`) : '',
       line ? [' ', el('button', { type: 'button', className: 'linkish', onclick: () => {
         const start = lineStart(src, line);
         const end = src.indexOf('\n', start);
@@ -356,7 +361,7 @@ function showError(slot, error) {
         ui.config.setSelectionRange(start, end < 0 ? src.length : end);
         const lh = parseFloat(getComputedStyle(ui.config).lineHeight) || 16;
         ui.config.scrollTop = Math.max(0, (line - 3) * lh);
-      } }, `Go to line ${line}`)] : '');
+      } }, `Go to line ${line}`)] : '']);
     ui.error.hidden = false;
     stateError.hidden = true;
   }
@@ -403,6 +408,7 @@ async function replan(slot) {
     firstPlan = false;
     performance.mark('cardfit:first-plan');
     document.documentElement.dataset.ready = 'true';
+    planner.warmUp(s.text, optionsFor(slot), 4);
   }
   scheduleFragment();
 }
@@ -508,6 +514,7 @@ panels.b = sourcePanel('b');
 $('#source-a').replaceChildren(panels.a.root);
 $('#source-b').replaceChildren(panels.b.root);
 // A page saved with "Save page as…" carries the last rendered DOM: start from a clean slate.
+delete document.documentElement.dataset.ready;
 reportBox.replaceChildren(el('p', null, 'Loading the planner…'));
 compareBox.replaceChildren();
 for (const id of ['#opt-lora_targets', '#opt-prices']) { $(id).replaceChildren(); delete $(id).dataset.built; delete $(id).dataset.names; delete $(id).dataset.ids; }

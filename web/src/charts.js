@@ -3,16 +3,20 @@
 // light and dark themes need no code). Not a planner: every point comes from the report
 // (modes.*.components for the bars, curves.* and cards[] for the batch chart).
 
-// Component colours: a fixed order so a component keeps its colour across modes and models.
+// Component colours: fixed per component so a component keeps its colour across modes and models.
+// Training-only and serving-only components share colours (they never meet in one bar).
 const COMPONENT_ORDER = ['weights', 'weight_cast_cache', 'adapters', 'gradients', 'optimizer_states',
   'optimizer_temporaries', 'activations', 'checkpoints', 'recompute', 'logits', 'working_set',
   'prefill_working_set', 'kv_cache', 'ssm_state', 'library_workspace', 'ddp_buckets'];
+const COMPONENT_COLOURS = { weights: 0, weight_cast_cache: 1, adapters: 2, gradients: 3, optimizer_states: 4,
+  optimizer_temporaries: 5, activations: 6, checkpoints: 7, recompute: 8, logits: 9, working_set: 10,
+  prefill_working_set: 10, kv_cache: 8, ssm_state: 7, library_workspace: 11, ddp_buckets: 12 };
 const OVERHEAD_LABELS = { allocator_reserve: 'Allocator reserve (cached, not allocated)', cuda_context: 'CUDA context' };
 function componentColor(id) {
   if (id === 'allocator_reserve') return 'var(--c-reserve)';
   if (id === 'cuda_context') return 'var(--c-context)';
-  const i = COMPONENT_ORDER.indexOf(id);
-  return `var(--c${(i < 0 ? COMPONENT_ORDER.length + id.length : i) % 12})`;
+  const i = id in COMPONENT_COLOURS ? COMPONENT_COLOURS[id] : 13;
+  return `var(--c${i})`;
 }
 const MODE_STROKES = { full: ['var(--m-full)', ''], lora: ['var(--m-lora)', '7 4'], qlora: ['var(--m-qlora)', '2 3'], serve: ['var(--m-serve)', '9 3 2 3'] };
 
@@ -35,8 +39,12 @@ function memoryParts(m) {
 }
 
 // Horizontal stacked bars: one row per {label, parts, total}; returns {svg, legend}.
+// Phone widths get a narrower drawing, so its text stays readable when scaled to the screen.
+const narrow = () => typeof matchMedia === 'function' && matchMedia('(max-width: 40rem)').matches;
+
 function memoryBars(rows, { title, desc, idPrefix }) {
-  const W = 720, left = 150, right = 70, rowH = 26, gap = 10, top = 8, axisH = 26;
+  const small = narrow();
+  const W = small ? 440 : 720, left = small ? 112 : 150, right = small ? 58 : 70, rowH = 26, gap = 10, top = 8, axisH = 26;
   const H = top + rows.length * (rowH + gap) + axisH;
   const max = Math.max(1, ...rows.map((r) => gbNumber(r.total)));
   const step = niceStep(max, 5);
@@ -75,11 +83,14 @@ function capacityGroups(cards) {
   const groups = [];
   for (const c of sorted) {
     const g = groups[groups.length - 1];
-    if (g && c.capacity_bytes <= g.capacity * 1.04) g.cards.push(c);
+    if (g && c.capacity_bytes <= g.capacity * 1.08) g.cards.push(c);
     else groups.push({ capacity: c.capacity_bytes, cards: [c] });
   }
   return groups;
 }
+
+// The largest batch of a capacity group: that of its smallest card (the line is drawn at its capacity).
+const groupBatch = (g, mode) => ((g.cards[0] || {}).max_batch || {})[mode] || 0;
 
 // Memory the card must hold (reserved bytes) against batch, log-scaled batch axis, one line per
 // mode, one dashed line per card capacity group, dots where the selected mode's largest batch is.
@@ -87,9 +98,12 @@ function batchChart(report, selected, { idPrefix }) {
   const curves = report.curves || {};
   const modes = MODES.filter((m) => curves[m] && list(curves[m].points).length);
   const groups = capacityGroups(report.cards);
-  const W = 720, H = 330, left = 52, right = 178, top = 12, bottom = 40;
+  const small = narrow();
+  const W = small ? 500 : 720, H = small ? 300 : 330, left = small ? 40 : 52, right = small ? 150 : 178, top = 12, bottom = 40;
   const pw = W - left - right, ph = H - top - bottom;
-  const maxBatch = Math.max(2, ...modes.map((m) => list(curves[m].points).at(-1).batch));
+  const sel = modes.includes(selected) ? selected : modes[0];
+  // The batch axis spans the selected mode's curve (serving batches run far beyond training ones).
+  const maxBatch = Math.max(2, sel ? list(curves[sel].points).at(-1).batch : 2);
   const capMax = groups.length ? gbNumber(groups.at(-1).capacity) : 0;
   // The y axis ends just above the largest card: a curve that leaves the top does not fit anywhere.
   const curveTop = Math.max(1, ...modes.map((m) => gbNumber(list(curves[m].points).at(-1).reserved_bytes)));
@@ -99,9 +113,8 @@ function batchChart(report, selected, { idPrefix }) {
   const x = (b) => left + (Math.log2(b) / Math.log2(maxBatch)) * pw;
   const y = (v) => top + ph - (Math.min(v, ymax * 1.02) / ymax) * ph;
   const tid = `${idPrefix}-title`, did = `${idPrefix}-desc`;
-  const sel = modes.includes(selected) ? selected : modes[0];
   const fitText = groups.map((g) => {
-    const b = Math.max(0, ...g.cards.map((c) => (c.max_batch || {})[sel] || 0));
+    const b = groupBatch(g, sel);
     return `${bytes(g.capacity)} (${g.cards.map((c) => shortCard(c.name)).join(', ')}): ${b > 0 ? `batch ${b}` : 'batch 1 does not fit'}`;
   }).join('; ');
   const svg = svgEl('svg', { viewBox: `0 0 ${W} ${H}`, class: 'chart curve', role: 'img', 'aria-labelledby': `${tid} ${did}` },
@@ -125,10 +138,10 @@ function batchChart(report, selected, { idPrefix }) {
   if (labels.length) labels[0].ly = labels[0].y;
   for (const { g, y: gy, ly } of labels) {
     const names = g.cards.map((c) => shortCard(c.name));
-    const label = `${bytes(g.capacity)} ${names.slice(0, 3).join(', ')}${names.length > 3 ? ` +${names.length - 3}` : ''}`;
+    const label = `${bytes(g.capacity)} ${names.slice(0, 2).join(', ')}${names.length > 2 ? ` +${names.length - 2}` : ''}`;
     svg.append(svgEl('line', { x1: left, x2: left + pw, y1: gy, y2: gy, class: 'capacity' }),
       svgEl('line', { x1: left + pw, x2: left + pw + 6, y1: gy, y2: ly, class: 'capacity leader' }),
-      svgEl('text', { x: left + pw + 8, y: ly + 4, class: 'cap-label' }, svgEl('title', null, `${bytes(g.capacity)}: ${g.cards.map((c) => c.name).join(', ')}`), label));
+      svgEl('text', { x: left + pw + 8, y: ly + 4, class: 'cap-label' }, svgEl('title', null, g.cards.map((c) => `${c.name}: ${bytes(c.capacity_bytes)}, largest ${modeLabel(sel)} batch ${(c.max_batch || {})[sel] || 0}`).join('\n')), label));
   }
   // One line per mode; the selected one drawn last and thicker.
   const plot = svgEl('g', { 'clip-path': `url(#${idPrefix}-clip)` });
@@ -141,7 +154,7 @@ function batchChart(report, selected, { idPrefix }) {
   svg.append(plot);
   // Where the selected mode's largest batch sits on each capacity line.
   for (const g of groups) {
-    const b = Math.max(0, ...g.cards.map((c) => (c.max_batch || {})[sel] || 0));
+    const b = groupBatch(g, sel);
     if (b < 1 || b > maxBatch) continue;
     const cx = x(b), cy = y(gbNumber(g.capacity));
     svg.append(svgEl('circle', { cx, cy, r: 3.5, class: 'fit-dot' }, svgEl('title', null, `${bytes(g.capacity)}: largest ${modeLabel(sel)} batch ${b}`)),

@@ -114,7 +114,8 @@ function renderCompare(container, ctx) {
   for (const c of list(ra.cards)) {
     const other = cardsB[c.id];
     if (!other) continue;
-    const fa = fitCell(c, ra.plan.mode).text, fb = fitCell(other, ra.plan.mode).text;
+    const brief = (f) => (f.kind === 'split' ? `${f.main}, ${f.sub.split(':')[0]}` : f.text);
+    const fa = brief(fitCell(c, ra.plan.mode)), fb = brief(fitCell(other, ra.plan.mode));
     rows.push(el('tr', { className: fa !== fb ? 'differs' : '' }, rowHead(text(c.name)), num(fa), num(fb), num(fa !== fb ? 'differs' : '')));
   }
   group('Cost of the priced run');
@@ -147,7 +148,7 @@ function renderCompare(container, ctx) {
     shown.forEach((d, i) => {
       const mod = structuredClone(diff.a);
       setPath(mod, d.path, d.b, !d.inB);
-      ctx.planner.plan(JSON.stringify(mod), ctx.optionsA, `diff:${gen}:${i}`).then((res) => {
+      ctx.planner.plan(JSON.stringify(mod), ctx.optionsA, `diff:${gen}:${i}`, true).then((res) => {
         if (!res) return;
         const r = res.report;
         const tr = drows[i];
@@ -162,5 +163,5 @@ function renderCompare(container, ctx) {
       });
     });
   }
-  container.replaceChildren(el('h2', null, 'Compare two models'), head, metricsTable, diffBox);
+  container.replaceChildren(...[el('h2', null, 'Compare two models'), head, metricsTable, diffBox].filter(Boolean));
 }

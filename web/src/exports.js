@@ -47,11 +47,11 @@ function embedSnippet(slot, options) {
     attr(k.replace(/_/g, '-'), Array.isArray(v) ? v.join(',') : k === 'prices' ? Object.entries(v).map(([a, b]) => `${a}:${b}`).join(',') : v);
   }
   const open = `<cardfit-plan${attrs.length ? ' ' + attrs.join(' ') : ''}>`;
-  const script = '<script src="cardfit-widget.js" defer></script>';
+  const script = '<script src="cardfit-widget.js" defer><\/script>';
   if (slot && slot.hubId) return `${script}\n${open}</cardfit-plan>\n`;
   let compact = slot && slot.text ? slot.text : '{}';
   try { compact = JSON.stringify(JSON.parse(compact)); } catch (e) { /* keep the text as typed */ }
-  return `${script}\n${open}\n  <script type="application/json">${compact.replace(/</g, '\\u003c')}</script>\n</cardfit-plan>\n`;
+  return `${script}\n${open}\n  <script type="application/json">${compact.replace(/</g, '\\u003c')}<\/script>\n</cardfit-plan>\n`;
 }
 
 function download(name, textBody, type) {
@@ -82,4 +82,19 @@ async function copyText(s) {
 // A file name from the model's label: "Qwen/Qwen2.5-3B" → "Qwen2.5-3B".
 function fileStem(label) {
   return (String(label || 'model').split('/').pop() || 'model').replace(/[^\w.-]+/g, '_').slice(0, 80) || 'model';
+}
+
+// The same plan from the command line (scripts/cardfit takes the options as --kebab-case flags).
+function cliCommand(options, file) {
+  const args = ['scripts/cardfit'];
+  for (const [k, v] of Object.entries(options || {})) {
+    if (['safetensors_header', 'safetensors_index'].includes(k) || v === undefined || v === false) continue;
+    const flag = `--${k.replace(/_/g, '-')}`;
+    if (v === true && k === 'grad_ckpt') args.push(flag);
+    else if (Array.isArray(v)) args.push(flag, v.join(','));
+    else if (k === 'prices') args.push(flag, Object.entries(v).map(([a, b]) => `${a}=${b}`).join(','));
+    else args.push(flag, String(v));
+  }
+  args.push(/^[\w./-]+$/.test(file) ? file : `'${String(file).replace(/'/g, "'\\''")}'`);
+  return args.join(' ');
 }

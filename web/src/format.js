@@ -65,7 +65,7 @@ function gbNumber(v) {
 }
 const unitName = () => (units.binary ? 'GiB' : 'GB');
 const usd = (v) => (isNum(v) && v > 0 ? `$${v >= 1000 ? int(Math.round(v)) : v.toFixed(2)}` : DASH);
-const hours = (v) => (isNum(v) && v > 0 ? (v >= 100 ? int(Math.round(v)) : v.toFixed(1)) : DASH);
+const hours = (v) => (isNum(v) && v > 0 ? (v >= 100 ? int(Math.round(v)) : v >= 10 ? v.toFixed(1) : v.toFixed(2)) : DASH);
 const shape = (v) => (Array.isArray(v) ? v.join(' × ') : text(v));
 // 2.45e13 → "24.5 T": FLOPs and other large counts where exact digits do not help.
 function si(v) {
@@ -103,8 +103,9 @@ function lineOfPath(src, path) {
         s += src[j++];
       }
       let k = j + 1;
-      while (k < src.length && /\s/.test(src[k])) { if (src[k] === '\n') line++; k++; }
+      while (k < src.length && /\s/.test(src[k])) k++;
       if (src[k] === ':' && stack.length && stack[stack.length - 1].obj) {
+        for (let x = j + 1; x < k; x++) if (src[x] === '\n') line++;
         const p = [...stack.slice(1).map((x) => x.key).filter((x) => x !== ''), s].join('.');
         if (p === want) return keyLine;
         pendingKey = s;

@@ -24,6 +24,7 @@ function makePlanner(moduleText) {
   let worker = null;
   let direct = null; // Promise<api> when running on the main thread
   const queue = [];
+  const background = [];  // low-priority runs (warm-up, compare what-ifs): only when nothing else waits
   let running = null;
   let nextId = 1;
 
@@ -59,7 +60,9 @@ function makePlanner(moduleText) {
   }
 
   function pump() {
-    if (running || !queue.length) return;
+    if (running) return;
+    if (!queue.length && background.length) queue.push(background.shift());
+    if (!queue.length) return;
     const job = queue.shift();
     running = job;
     if (worker) {
@@ -74,23 +77,35 @@ function makePlanner(moduleText) {
   }
 
   return {
-    // plan(text, options, key) → Promise<{report, ms} | null>; null when a newer request with the
-    // same key replaced this one before it ran.
-    plan(text, options, key) {
+    // plan(text, options, key, low) → Promise<{report, ms} | null>; null when a newer request with
+    // the same key replaced this one before it ran. Low-priority requests (the compare view's
+    // what-if runs) wait until no interactive request does.
+    plan(text, options, key, low) {
       return new Promise((resolve) => {
         const job = { id: nextId++, text, options: options || {}, key, resolve };
         if (key) {
-          const i = queue.findIndex((j) => j.key === key);
-          if (i >= 0) { queue[i].resolve(null); queue.splice(i, 1); }
+          for (const q of [queue, background]) {
+            const i = q.findIndex((j) => j.key === key);
+            if (i >= 0) { q[i].resolve(null); q.splice(i, 1); }
+          }
         }
-        queue.push(job);
+        (low ? background : queue).push(job);
         pump();
       });
     },
+    // Plans in the background while nothing else waits, results dropped. V8 compiles wasm with a
+    // fast baseline compiler first and tiers hot functions up to optimised code as they run; a few
+    // idle runs after the first plan make the next live re-plans several times faster.
+    warmUp(text, options, times) {
+      for (let i = 0; i < times; i++) background.push({ id: nextId++, text, options: options || {}, key: 'warm', resolve: () => {} });
+      pump();
+    },
     // Drops queued (not yet running) requests whose key starts with prefix.
     cancel(prefix) {
-      for (let i = queue.length - 1; i >= 0; i--) {
-        if (String(queue[i].key || '').startsWith(prefix)) { queue[i].resolve(null); queue.splice(i, 1); }
+      for (const q of [queue, background]) {
+        for (let i = q.length - 1; i >= 0; i--) {
+          if (String(q[i].key || '').startsWith(prefix)) { q[i].resolve(null); q.splice(i, 1); }
+        }
       }
     },
     get inWorker() { return !!worker; },

@@ -26,20 +26,22 @@ function fitCell(card, mode) {
   const safe = (card.safe_batch || {})[mode];
   const split = (card.split || {})[mode];
   if (isNum(n) && n > 0) {
-    if ((card.borderline || {})[mode]) return { kind: 'borderline', text: `batch ${int(n)}, borderline`, title: 'Holds batch 1 on the estimate but not with the error margin: measure one step before reserving it.' };
-    const margin = isNum(safe) && safe < n ? ` (${int(safe)} with margin)` : '';
-    return { kind: 'fits', text: `batch ${int(n)}${margin}`, title: margin ? `Largest batch on the estimate ${int(n)}; ${int(safe)} still fits at the estimate × the borderline factor.` : '' };
+    if ((card.borderline || {})[mode]) return { kind: 'borderline', text: `batch ${int(n)}, borderline`, main: int(n), sub: 'borderline', title: 'Holds batch 1 on the estimate but not with the error margin: measure one step before reserving it.' };
+    const margin = isNum(safe) && safe < n;
+    return { kind: 'fits', text: `batch ${int(n)}${margin ? ` (${int(safe)} with margin)` : ''}`, main: int(n), sub: margin ? `${int(safe)} with margin` : '',
+      title: margin ? `Largest batch on the estimate ${int(n)}; ${int(safe)} still fits at the estimate × the borderline factor.` : '' };
   }
   if (split && isNum(split.cards)) {
     const stages = list(split.stage_blocks);
-    const cut = stages.length ? `: ${stages.join(' + ')} blocks` : '';
+    const cut = !stages.length ? '' : stages.length <= 6 ? `: ${stages.join(' + ')} blocks`
+      : `: ${Math.min(...stages)}–${Math.max(...stages)} blocks per card`;
     const alts = list(split.alternatives).filter((a) => a.strategy !== split.strategy).map((a) => `${strategyLabel(a.strategy)} on ${a.cards}`);
-    const title = [`${split.cards} cards, ${strategyLabel(split.strategy)}${cut}; fullest card holds ${bytes(split.per_card_bytes)}.`,
+    const title = [`${split.cards} cards, ${strategyLabel(split.strategy)}${stages.length ? `: ${stages.join(' + ')} blocks` : ''}; fullest card holds ${bytes(split.per_card_bytes)}.`,
       alts.length ? `Also fits: ${alts.join(', ')}.` : '',
       split.cheapest && split.cheapest !== split.strategy ? `Fewest card-hours: ${strategyLabel(split.cheapest)}.` : ''].filter(Boolean).join(' ');
-    return { kind: 'split', text: `${split.cards} cards, ${strategyLabel(split.strategy)}${cut}`, title };
+    return { kind: 'split', text: `${split.cards} cards, ${strategyLabel(split.strategy)}${cut}`, main: `${split.cards} cards`, sub: `${strategyLabel(split.strategy)}${cut}`, title };
   }
-  return { kind: 'none', text: 'does not fit', title: 'Batch 1 does not fit one card, and no cut across cards of this type holds it.' };
+  return { kind: 'none', text: 'does not fit', main: 'does not fit', sub: '', title: 'Batch 1 does not fit one card, and no cut across cards of this type holds it.' };
 }
 
 function heroSection(r) {
@@ -54,11 +56,14 @@ function heroSection(r) {
     isNum(d.experts) && d.experts > 0 ? `${d.experts} experts, ${d.experts_per_token} per token` : null,
     isNum(d.vocab) ? `vocabulary ${int(d.vocab)}` : null,
     isNum(d.max_positions) && d.max_positions > 0 ? `context ${int(d.max_positions)}` : null,
+    isNum((r.graph || {}).node_count) ? `${int(r.graph.node_count)} graph nodes` : null,
   ].filter(Boolean).join(' · ');
+  const pass = list(r.checks).find((c) => c.id === 'forward-pass');
   return el('section', { className: 'hero', 'aria-label': 'Summary' },
     el('p', { className: 'headline', id: 'headline' }, text(r.headline)),
     el('p', { className: 'muted' }, 'Estimated from the model\'s structure, not measured. ', facts,
       model.approximate ? el('span', { className: 'badge warn' }, 'approximate: unknown model_type traced as a generic decoder') : null),
+    pass ? el('p', { className: 'muted', id: 'forward-pass' }, `Will it forward-pass? ${pass.severity === 'info' ? 'Yes' : 'No'}: ${text(pass.message)}`) : null,
     list(model.notes).length ? el('ul', { className: 'notes' }, list(model.notes).map((n) => el('li', null, text(n)))) : null);
 }
 
@@ -70,10 +75,10 @@ function countSection(r, ctx) {
     el('p', { className: 'muted' }, `parameters, tied tensors once · ${int(params.tensor_count)} tensors`));
   let published, reconciled = null;
   if (ck) {
-    const src = { checkpoint_total: 'the total you entered', safetensors_header: 'the model.safetensors header', safetensors_index: 'model.safetensors.index.json' }[ck.source] || text(ck.source);
+    const src = { checkpoint_total: 'the stated checkpoint total', safetensors_header: 'read from the model.safetensors header', safetensors_index: 'read from model.safetensors.index.json' }[ck.source] || text(ck.source);
     published = el('div', { className: 'stat' }, el('h3', null, 'In the published checkpoint'),
       el('p', { className: 'big', id: 'checkpoint-scalars' }, int(ck.scalars)),
-      el('p', { className: 'muted' }, `scalars · from ${src}`, isNum(ck.total_bytes) ? ` · ${bytes(ck.total_bytes)} on disk` : ''));
+      el('p', { className: 'muted' }, `scalars · ${src}`, isNum(ck.total_bytes) ? ` · ${bytes(ck.total_bytes)} on disk` : ''));
     const unexplained = ck.unexplained;
     reconciled = el('div', { className: `stat ${isNum(unexplained) && unexplained !== 0 ? 'attention' : 'ok'}` }, el('h3', null, 'Reconciled'),
       el('p', { className: 'equation', id: 'reconciliation' },
@@ -166,12 +171,14 @@ function cardsSection(r, ctx) {
     rowHead(text(c.name || c.id)), num(bytes(c.capacity_bytes)), num(isNum(c.usd_per_gpu_hr) ? `$${c.usd_per_gpu_hr.toFixed(2)}` : DASH),
     MODES.map((m) => {
       const f = fitCell(c, m);
-      return el('td', { className: `fit ${f.kind}${m === plan.mode ? ' sel' : ''}`, title: f.title || null }, f.kind === 'borderline' ? [el('span', { 'aria-hidden': 'true' }, '⚠ '), f.text] : f.text);
+      return el('td', { className: `fit ${f.kind}${m === plan.mode ? ' sel' : ''}`, title: f.title || null },
+        f.kind === 'borderline' ? el('span', { 'aria-hidden': 'true' }, '⚠ ') : null, el('span', { className: 'main' }, f.main),
+        f.sub ? el('small', null, f.kind === 'split' ? f.sub : ` ${f.sub}`) : null);
     })));
   const borderline = list(r.assumptions).find((a) => a.id === 'borderline');
   const split = list(r.assumptions).find((a) => a.id === 'split');
   return section('cards', 'What fits on which card',
-    el('p', { className: 'muted' }, `Largest batch per card. Training at ${int((r.modes || {}).full?.seq)} tokens per sample, serving at ${int((r.modes || {}).serve?.seq)} tokens per sequence. The priced card is marked; the column of your mode is highlighted.`),
+    el('p', { className: 'muted' }, `Largest batch per card (sequences per step). Training at ${int((r.modes || {}).full?.seq)} tokens per sample, serving at ${int((r.modes || {}).serve?.seq)} tokens per sequence. The priced card is marked; the column of your mode is highlighted.`),
     table(null, ['Card', '#Usable memory', '#$/GPU-h', '#Full fine-tune', '#LoRA', '#QLoRA', '#Serve'], rows, 'cards'),
     el('dl', { className: 'footnotes' },
       el('dt', null, '⚠ borderline'), el('dd', null, borderline ? `${borderline.text} Factor ${borderline.value}.` : 'holds batch 1 only within the estimate\'s error: measure one step before reserving it.'),
@@ -242,6 +249,13 @@ function assumptionsSection(r, ctx) {
     table(null, ['Assumption', 'Value', 'Option', 'Source'], rows, 'assumptions'));
 }
 
+function cliSection(r, ctx) {
+  if (!ctx.cli) return null;
+  return section('cli', 'The same numbers from the command line',
+    el('p', { className: 'muted' }, 'The CLI runs the same WebAssembly core: the Markdown twin by default, --json for this report.'),
+    el('pre', { className: 'twin cli' }, el('code', null, ctx.cli)));
+}
+
 function twinsSection(r) {
   const md = el('details', { id: 'markdown-twin' }, el('summary', null, 'Markdown twin'));
   md.addEventListener('toggle', () => { if (md.open && !md.dataset.filled) { md.dataset.filled = '1'; md.append(el('pre', { className: 'twin' }, text(r.markdown))); } });
@@ -257,7 +271,7 @@ function twinsSection(r) {
 
 function renderReport(r, ctx) {
   const parts = [];
-  for (const part of [heroSection, countSection, memorySection, batchSection, cardsSection, costSection, structureSection, checksSection, assumptionsSection, twinsSection]) {
+  for (const part of [heroSection, countSection, memorySection, batchSection, cardsSection, costSection, structureSection, checksSection, assumptionsSection, twinsSection, cliSection]) {
     try {
       parts.push(part(r, ctx));
     } catch (e) {

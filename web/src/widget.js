@@ -9,8 +9,8 @@
 const TAG = 'cardfit-plan';
 const OPTION_ATTRS = ['mode', 'seq', 'batch', 'serve-seq', 'lora-rank', 'lora-targets', 'optimizer', 'precision', 'grad-ckpt',
   'attention', 'serve-dtype', 'kv-dtype', 'gpus', 'card', 'epochs', 'samples', 'cost-batch', 'mfu', 'checkpoint-total',
-  'qlora-quant', 'grad-accum', 'prices'];
-const SOURCE_ATTRS = ['config-url', 'hub-id', 'hub', 'page-url', 'theme'];
+  'qlora-quant', 'grad-accum', 'prices', 'images', 'modules-to-save'];
+const SOURCE_ATTRS = ['config-url', 'hub-id', 'hub', 'page-url', 'theme', 'label'];
 let apiPromise = null;
 const getApi = () => apiPromise || (apiPromise = createCardfit());
 
@@ -21,7 +21,7 @@ function attrOptions(node) {
     const v = node.getAttribute(a).trim();
     const name = a.replace(/-/g, '_');
     if (name === 'grad_ckpt') o[name] = v === '' || v === 'true';
-    else if (name === 'lora_targets') o[name] = v.split(',').map((s) => s.trim()).filter(Boolean);
+    else if (name === 'lora_targets' || name === 'modules_to_save') o[name] = v.split(',').map((s) => s.trim()).filter(Boolean);
     else if (name === 'prices') {
       o[name] = {};
       for (const pair of v.split(',').filter(Boolean)) { const i = pair.lastIndexOf(':'); o[name][pair.slice(0, i).trim()] = Number(pair.slice(i + 1)); }
@@ -59,7 +59,10 @@ class CardfitPlan extends HTMLElement {
   _schedule() {
     if (this._pending) return;
     this._pending = true;
-    queueMicrotask(() => { this._pending = false; this._run(); });
+    // While the document is still being parsed the inline config may not be there yet.
+    const go = () => { this._pending = false; this._run(); };
+    if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', go, { once: true });
+    else queueMicrotask(go);
   }
 
   async _source() {
