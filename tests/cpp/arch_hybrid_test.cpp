@@ -14,18 +14,7 @@ using namespace cardfit;
 namespace {
 Model trace(const std::string& text) { return trace_model(Config::parse(text)); }
 
-std::vector<const Node*> attention_nodes(const Model& m) {
-  std::vector<const Node*> out;
-  for (const auto& b : m.blocks)
-    for (const auto& n : b.nodes)
-      if (n.op == Op::attention) out.push_back(&n);
-  return out;
-}
 
-const Tensor* find(const Model& m, const std::string& name) {
-  auto it = std::find_if(m.tensors.begin(), m.tensors.end(), [&](const Tensor& t) { return t.name == name; });
-  return it == m.tensors.end() ? nullptr : &*it;
-}
 
 ErrorCode error_of(const std::string& text, std::string* path = nullptr) {
   try {

@@ -6,6 +6,7 @@
 
 #include "arch/registry.hpp"
 #include "config.hpp"
+#include "plan/checks.hpp"
 #include "test_util.hpp"
 
 using namespace cardfit;
@@ -34,6 +35,15 @@ TEST_CASE("golden models trace to their published totals") {
       REQUIRE((it != m.tensors.end() || buf != m.buffers.end()));
       CHECK((it != m.tensors.end() ? it->shape : buf->shape) == t.at("shape").get<Shape>());
     }
+    // The graph forward-passes and its nodes own every parameter exactly once.
+    CHECK(shape_errors(m).empty());
+    int64_t node_params = 0;
+    for (const auto& b : m.blocks)
+      for (const auto& n : b.nodes) node_params += n.params;
+    CHECK(node_params == m.parameter_count());
+    // And the whole pipeline plans it (encoders, encoder-decoders, multimodal and SSMs included).
+    const json report = plan(g.at("config").dump());
+    CHECK(report.at("ok") == true);
     // Names are unique: a checkpoint cannot hold two tensors of one name.
     std::set<std::string> names;
     for (const auto& t : m.tensors) names.insert(t.name);

@@ -23,10 +23,6 @@ int64_t phase(const MemoryPlan& p, const std::string& name) {
     if (ph.name == name) return ph.bytes;
   return -1;
 }
-Model golden(const std::string& file) {
-  const auto g = nlohmann::json::parse(read_text(std::string(CARDFIT_GOLDEN_DIR) + "/" + file));
-  return trace_model(Config::parse(g.at("config").dump()));
-}
 Model example_model(const std::string& file) { return trace_model(Config::parse(example(file))); }
 const Overheads kOv{805306368, 0.05};
 }  // namespace
@@ -51,7 +47,7 @@ TEST_CASE("Mistral's sliding window caps the cache at 4096 tokens") {
 }
 
 TEST_CASE("gemma-2-9b-it: KV cache of 4096 tokens is 1,409,286,144 bytes; at 8192 sliding layers hold 4096") {
-  const Model m = golden("gemma-2-9b-it.json");
+  const Model m = trace_golden("gemma-2-9b-it.json");
   Options o;
   CHECK(component(plan_memory(m, o, Mode::serve, 1, 4096, {}), "kv_cache") == 1409286144LL);
   // 42 layers alternate sliding (4096-token window) and global: at 8192 tokens only the 21 global
@@ -209,7 +205,7 @@ TEST_CASE("every golden model plans in every mode, and its components sum to the
   for (const auto& e : std::filesystem::directory_iterator(CARDFIT_GOLDEN_DIR)) {
     if (e.path().extension() != ".json") continue;
     INFO(e.path().filename().string());
-    const Model m = golden(e.path().filename().string());
+    const Model m = trace_golden(e.path().filename().string());
     for (Mode mode : all_modes) {
       Options o;
       o.grad_ckpt = mode == Mode::qlora;

@@ -14,14 +14,10 @@
 using namespace cardfit;
 
 namespace {
-nlohmann::json golden_config(const std::string& file) {
-  return nlohmann::json::parse(read_text(std::string(CARDFIT_GOLDEN_DIR) + "/" + file)).at("config");
-}
-Model golden(const std::string& file) { return trace_model(Config::parse(golden_config(file).dump())); }
 // The language model alone, traced from the multimodal config's text_config (LLaVA reads a Llama
 // text_config as LlamaConfig fills it in).
 Model language_model(const std::string& file) {
-  auto text = golden_config(file).at("text_config");
+  auto text = golden_file(file).at("config").at("text_config");
   if (text.value("model_type", "") == "llama") {
     auto filled = nlohmann::json::parse(R"({"vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 11008,
         "num_hidden_layers": 32, "num_attention_heads": 32, "max_position_embeddings": 2048})");
@@ -76,7 +72,7 @@ const char* const kLlava = "llava-1.5-7b-hf.json";
 }  // namespace
 
 TEST_CASE("vision blocks run over each image's tokens, at the tower's width") {
-  const Model g = golden(kGemma);
+  const Model g = trace_golden(kGemma);
   const Block* layer = block(g, "vision_tower.vision_model.encoder.layers.0");
   REQUIRE(layer);
   CHECK(layer->domain == Domain::vision);
@@ -87,12 +83,12 @@ TEST_CASE("vision blocks run over each image's tokens, at the tower's width") {
   CHECK(gproj->tokens_per_image == 256);    // mm_tokens_per_image after the 4×4 average pool
   CHECK(block(g, "language_model.model.layers.0")->domain == Domain::text);
 
-  const Model l = golden(kLlava);
+  const Model l = trace_golden(kLlava);
   CHECK(block(l, "vision_tower.vision_model.encoder.layers.23")->tokens_per_image == 577);  // 576 + class token
   CHECK(node(l, "vision_tower.vision_model.embeddings.patch_embedding")->tokens_per_image == 576);
   CHECK(node(l, "vision_tower.vision_model.post_layernorm")->tokens_per_image == 1);  // the pooled class token
   CHECK(block(l, "multi_modal_projector")->tokens_per_image == 576);  // "default" strategy drops the class token
-  auto cfg = golden_config(kLlava);
+  auto cfg = golden_file(kLlava).at("config");
   cfg["vision_feature_select_strategy"] = "full";
   CHECK(block(trace_model(Config::parse(cfg.dump())), "multi_modal_projector")->tokens_per_image == 577);
 }
@@ -100,7 +96,7 @@ TEST_CASE("vision blocks run over each image's tokens, at the tower's width") {
 TEST_CASE("vision activations scale with images, not with seq") {
   for (const char* file : {kGemma, kLlava}) {
     INFO(file);
-    const Model m = golden(file);
+    const Model m = trace_golden(file);
     for (Mode mode : {Mode::full, Mode::lora, Mode::qlora}) {
       INFO(mode_name(mode));
       const MemoryModel one(m, with_images(1), mode, 512, {});
@@ -134,7 +130,7 @@ TEST_CASE("a SigLIP layer keeps, per image, what its ops keep over 4096 patch to
   const int64_t adapter1152 = 1152 + 1152 * 2 + 16 * 2, adapter4304 = 4304 + 4304 * 2 + 16 * 2;
   const int64_t per_token = 1152 * 4 + 3 * adapter1152 + (3 * 1152 * 2 + 1152 * 2 + 16 * 4) + adapter1152 +
                             1152 * 4 + adapter1152 + 4304 * 2 + adapter4304;
-  const Model m = golden(kGemma);
+  const Model m = trace_golden(kGemma);
   size_t bi = 0;
   while (m.blocks[bi].name != "vision_tower.vision_model.encoder.layers.5") ++bi;
   const Options o = with_images(2);
@@ -145,7 +141,7 @@ TEST_CASE("a SigLIP layer keeps, per image, what its ops keep over 4096 patch to
 TEST_CASE("a text-only plan (images 0) is the language model's plan plus the tower's weights") {
   for (const char* file : {kGemma, kLlava}) {
     INFO(file);
-    const Model m = golden(file), lm = language_model(file);
+    const Model m = trace_golden(file), lm = language_model(file);
     const int64_t tower = tower_params(m);
     REQUIRE(lm.parameter_count() + tower == m.parameter_count());
     const Options o = with_images(0);
@@ -184,7 +180,7 @@ TEST_CASE("vision FLOPs per image: 2 × linear weights × tokens + attention ove
     const double T = 4096, layer_linear = 4.0 * 1152 * 1152 + 2.0 * 1152 * 4304;
     const double attention = 2.0 * 16 * (72 + 72) * T * T;  // QKᵀ and PV, bidirectional
     const double expected = 27 * (2 * layer_linear * T + attention) + 2.0 * 588 * 1152 * T + 2.0 * 1152 * 2560 * 256;
-    CHECK(vision_flops_per_image(golden(kGemma)) == expected);
+    CHECK(vision_flops_per_image(trace_golden(kGemma)) == expected);
   }
   {
     // LLaVA-1.5 7B: CLIP ViT-L/14-336, 24 layers of width 1024 over 577 tokens (class token), the
@@ -193,11 +189,11 @@ TEST_CASE("vision FLOPs per image: 2 × linear weights × tokens + attention ove
     const double attention = 2.0 * 16 * (64 + 64) * T * T;
     const double expected = 24 * (2 * layer_linear * T + attention) + 2.0 * 588 * 1024 * 576 +
                             2.0 * (1024.0 * 4096 + 4096.0 * 4096) * 576;
-    CHECK(vision_flops_per_image(golden(kLlava)) == expected);
+    CHECK(vision_flops_per_image(trace_golden(kLlava)) == expected);
   }
   // A training step adds the tower's forward and backward (3×, full fine-tune) per image.
   for (const char* file : {kGemma, kLlava}) {
-    const Model m = golden(file);
+    const Model m = trace_golden(file);
     const double per_image = vision_flops_per_image(m);
     const double one = step_flops_per_token(m, with_images(1), Mode::full, 2048) * 2048;
     const double three = step_flops_per_token(m, with_images(3), Mode::full, 2048) * 2048;
@@ -208,13 +204,13 @@ TEST_CASE("vision FLOPs per image: 2 × linear weights × tokens + attention ove
 }
 
 TEST_CASE("LoRA adapts the tower's linears as PEFT all-linear does; a frozen tower keeps nothing") {
-  const Model m = golden(kLlava);
+  const Model m = trace_golden(kLlava);
   // all-linear: every nn.Linear but the output embeddings. CLIP's patch embedding is a Conv2d.
   CHECK(node(m, "vision_tower.vision_model.encoder.layers.0.self_attn.q_proj")->lora);
   CHECK(node(m, "vision_tower.vision_model.encoder.layers.0.mlp.fc2")->lora);
   CHECK(node(m, "multi_modal_projector.linear_1")->lora);
   CHECK_FALSE(node(m, "vision_tower.vision_model.embeddings.patch_embedding")->lora);
-  CHECK_FALSE(node(golden(kGemma), "multi_modal_projector.mm_input_projection_weight")->lora);
+  CHECK_FALSE(node(trace_golden(kGemma), "multi_modal_projector.mm_input_projection_weight")->lora);
 
   // Adapters on the language model's MLP only: the tower has no parameter that requires grad and
   // pixel_values do not, so autograd records none of its ops; it still runs (working set, FLOPs).
@@ -240,7 +236,7 @@ TEST_CASE("LoRA adapts the tower's linears as PEFT all-linear does; a frozen tow
 }
 
 TEST_CASE("gradient checkpointing wraps the vision tower's layers too") {
-  const Model m = golden(kGemma);
+  const Model m = trace_golden(kGemma);
   Options o = with_images(1);
   o.grad_ckpt = true;
   const MemoryModel mm(m, o, Mode::full, 2048, {});
@@ -250,7 +246,7 @@ TEST_CASE("gradient checkpointing wraps the vision tower's layers too") {
 }
 
 TEST_CASE("serving prefill includes the vision tower's working set over batch × images") {
-  const Model m = golden(kGemma);
+  const Model m = trace_golden(kGemma);
   const int64_t seq = 4096;
   auto prefill = [&](int64_t images) {
     return component(MemoryModel(m, with_images(images), Mode::serve, seq, {}).at(1), "prefill_working_set");
@@ -269,7 +265,7 @@ TEST_CASE("serving prefill includes the vision tower's working set over batch ×
 }
 
 TEST_CASE("the report shows vision nodes over their own tokens, and the images option") {
-  const std::string config = golden_config(kLlava).dump();
+  const std::string config = golden_file(kLlava).at("config").dump();
   const auto r = plan(config, {{"mode", "lora"}, {"batch", 2}, {"images", 3}});
   REQUIRE(r["ok"] == true);
   for (const auto& n : r["graph"]["nodes"]) {
@@ -284,7 +280,7 @@ TEST_CASE("the report shows vision nodes over their own tokens, and the images o
   }
   CHECK(r["plan"]["images"] == 3);
   CHECK(r["cost"]["images"] == 3);
-  CHECK(r["cost"]["flops_per_image_forward"].get<double>() == vision_flops_per_image(golden(kLlava)));
+  CHECK(r["cost"]["flops_per_image_forward"].get<double>() == vision_flops_per_image(trace_golden(kLlava)));
   bool assumed = false;
   for (const auto& a : r["assumptions"]) assumed = assumed || (a["id"] == "images" && a["value"] == "3");
   CHECK(assumed);

@@ -12,10 +12,6 @@ using namespace cardfit;
 using nlohmann::json;
 
 namespace {
-Model golden(const std::string& file) {
-  const auto g = json::parse(read_text(std::string(CARDFIT_GOLDEN_DIR) + "/" + file));
-  return trace_model(Config::parse(g.at("config").dump()));
-}
 std::string golden_config(const std::string& file) {
   return json::parse(read_text(std::string(CARDFIT_GOLDEN_DIR) + "/" + file)).at("config").dump();
 }
@@ -56,7 +52,7 @@ TEST_CASE("the largest batch per card equals a linear scan of the memory model")
 }
 
 TEST_CASE("gemma-2-9b-it: full fine-tune at 2048 needs more than one H200, with a cut; LoRA r=16 fits one A100 80GB") {
-  const Model m = golden("gemma-2-9b-it.json");
+  const Model m = trace_golden("gemma-2-9b-it.json");
   const Catalog cat = load_catalog();
   Options o;
   o.seq = 2048;
@@ -86,7 +82,7 @@ TEST_CASE("gemma-2-9b-it: full fine-tune at 2048 needs more than one H200, with 
 }
 
 TEST_CASE("a pipeline cut into two stages is the most balanced of all two-stage cuts") {
-  const Model m = golden("gemma-2-9b-it.json");
+  const Model m = trace_golden("gemma-2-9b-it.json");
   Options o;
   const MemoryModel mm(m, o, Mode::full, 2048, {805306368, 0.05});
   int64_t fullest = 0;
@@ -101,7 +97,7 @@ TEST_CASE("a pipeline cut into two stages is the most balanced of all two-stage 
 }
 
 TEST_CASE("sharding: ZeRO-3 needs no more ranks than ZeRO-2, which needs no more than ZeRO-1") {
-  const Model m = golden("gemma-2-9b-it.json");
+  const Model m = trace_golden("gemma-2-9b-it.json");
   Options o;
   const MemoryModel mm(m, o, Mode::full, 2048, {805306368, 0.05});
   const auto s = split_across_cards(mm, 150217949184LL, 32);  // an H200

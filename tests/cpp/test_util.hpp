@@ -3,10 +3,14 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "arch/registry.hpp"
 #include "cardfit/handle.hpp"
+#include "config.hpp"
+#include "model.hpp"
 
 inline std::string read_text(const std::string& path) {
   std::ifstream in(path);
@@ -19,4 +23,32 @@ inline std::string example(const std::string& file) { return read_text(std::stri
 
 inline nlohmann::json plan(const std::string& config, const nlohmann::json& options = nlohmann::json::object()) {
   return nlohmann::json::parse(cardfit::handle(config, options.dump()));
+}
+
+// Shared by the architecture tests: golden files, tracing, and lookups in a traced model.
+inline nlohmann::json golden_file(const std::string& file) {
+  return nlohmann::json::parse(read_text(std::string(CARDFIT_GOLDEN_DIR) + "/" + file));
+}
+inline cardfit::Model trace_json(const nlohmann::json& config) {
+  return cardfit::trace_model(cardfit::Config::parse(config.dump()));
+}
+inline cardfit::Model trace_golden(const std::string& file) { return trace_json(golden_file(file).at("config")); }
+
+inline const cardfit::Tensor* find(const cardfit::Model& m, const std::string& name) {
+  for (const auto& t : m.tensors)
+    if (t.name == name) return &t;
+  return nullptr;
+}
+inline const cardfit::Node* find_node(const cardfit::Model& m, const std::string& name) {
+  for (const auto& b : m.blocks)
+    for (const auto& n : b.nodes)
+      if (n.name == name) return &n;
+  return nullptr;
+}
+inline std::vector<const cardfit::Node*> attention_nodes(const cardfit::Model& m) {
+  std::vector<const cardfit::Node*> out;
+  for (const auto& b : m.blocks)
+    for (const auto& n : b.nodes)
+      if (n.op == cardfit::Op::attention) out.push_back(&n);
+  return out;
 }
