@@ -23,7 +23,7 @@ std::vector<int64_t> curve_batches(int64_t limit) {
   return out;
 }
 
-std::vector<MemoryCurve> memory_curves(const Model& model, const Plan& plan) {
+std::vector<MemoryCurve> memory_curves(const Plan& plan) {
   int64_t largest = 0;
   for (const auto& row : plan.cards) largest = std::max(largest, row.card->capacity_bytes);
   std::vector<MemoryCurve> curves;
@@ -31,7 +31,7 @@ std::vector<MemoryCurve> memory_curves(const Model& model, const Plan& plan) {
     MemoryCurve c;
     c.mode = mode;
     c.seq = mode == Mode::serve ? plan.serve_seq : plan.seq;
-    const MemoryModel mm(model, plan.options, mode, c.seq, plan.overheads);
+    const MemoryModel& mm = plan.memory[size_t(mode)];
     for (int64_t b : curve_batches(kMaxCurveBatch)) {
       const int64_t peak = mm.peak(b);
       const int64_t reserved = mm.reserved_for(peak);

@@ -25,9 +25,9 @@ struct MemoryCurve {
 /// repeats), up to `limit` (inclusive when it is on the grid).
 std::vector<int64_t> curve_batches(int64_t limit);
 
-/// One curve per mode (full, lora, qlora, serve) at the plan's options and sequence lengths. Each
+/// One curve per mode (full, lora, qlora, serve), sampled from the plan's own memory models. Each
 /// runs from batch 1 past the largest batch any card of the plan holds: it stops at the first
 /// sampled batch whose reserved bytes exceed the largest card's capacity, but not before batch 8.
-std::vector<MemoryCurve> memory_curves(const Model& model, const Plan& plan);
+std::vector<MemoryCurve> memory_curves(const Plan& plan);
 
 }  // namespace cardfit

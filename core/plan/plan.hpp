@@ -67,6 +67,7 @@ struct Plan {
   int64_t seq = 0, serve_seq = 0;
   MemoryPlan requested;               // options.mode at options.batch
   MemoryPlan modes[4];                // batch 1 per mode
+  std::vector<MemoryModel> memory;    // per mode (indexed by Mode): what the solver and curves evaluate
   std::vector<CardRow> cards;
   Cost cost;
   std::vector<Assumption> assumptions;

@@ -143,7 +143,7 @@ Plan make_plan(const Model& m, const Options& options, const Catalog& cat) {
   auto seq_of = [&](Mode mode) { return mode == Mode::serve ? p.serve_seq : p.seq; };
   const Overheads& ov = p.overheads;
 
-  std::vector<MemoryModel> memory;
+  std::vector<MemoryModel>& memory = p.memory;
   memory.reserve(4);
   for (Mode mode : all_modes) {
     memory.emplace_back(m, options, mode, seq_of(mode), ov);

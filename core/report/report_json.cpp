@@ -190,7 +190,7 @@ json report_json(const ReportInput& in) {
 
   // Memory against batch per mode (core/plan/curve.hpp): the page's batch-vs-memory chart.
   json curves = json::object();
-  for (const auto& c : memory_curves(m, p)) {
+  for (const auto& c : memory_curves(p)) {
     json points = json::array();
     for (const auto& pt : c.points)
       points.push_back({{"batch", pt.batch}, {"peak_bytes", pt.peak_bytes}, {"reserved_bytes", pt.reserved_bytes}});

@@ -27,7 +27,7 @@ TEST_CASE("memory curves agree with the memory model and with every card's large
   Options o;
   o.lora_rank = 8;
   const Plan p = make_plan(m, o, cat);
-  const auto curves = memory_curves(m, p);
+  const auto curves = memory_curves(p);
   REQUIRE(curves.size() == 4);
   int64_t largest = 0;
   for (const auto& row : p.cards) largest = std::max(largest, row.card->capacity_bytes);
