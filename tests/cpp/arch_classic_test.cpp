@@ -110,7 +110,7 @@ TEST_CASE("Falcon: K/V layout and layer norms follow new_decoder_architecture, m
   CHECK(attention_nodes(trace_golden("falcon-7b-refinedwebmodel.json"))[0]->attn.kv_heads == 1);
 }
 
-TEST_CASE("GPT-NeoX and GPT-J run attention and MLP in parallel; NeoX can run them in sequence") {
+TEST_CASE("GPT-NeoX and GPT-J run attention and MLP in parallel, NeoX can run them in sequence") {
   json c = golden_file("pythia-160m.json").at("config");
   Model m = trace_json(c);
   CHECK(m.dims.kv_heads == 12);
@@ -163,7 +163,7 @@ TEST_CASE("BERT-like heads follow architectures[0]") {
   CHECK_FALSE(find(m, "vocab_projector.weight"));
 }
 
-TEST_CASE("OPT post-norm layers and projections; MPT departures follow llm-foundry") {
+TEST_CASE("OPT post-norm layers and projections, MPT departures follow llm-foundry") {
   const Model o = trace_golden("opt-350m.json");
   CHECK_FALSE(find(o, "model.decoder.final_layer_norm.weight"));
   CHECK(find(o, "lm_head.weight")->shape == Shape{50272, 512});

@@ -36,7 +36,7 @@ json small_moe(const std::string& type) {
 }
 }  // namespace
 
-TEST_CASE("MoE layers follow decoder_sparse_step and mlp_only_layers; dense layers keep intermediate_size") {
+TEST_CASE("MoE layers follow decoder_sparse_step and mlp_only_layers, dense layers keep intermediate_size") {
   for (const std::string type : {"qwen2_moe", "qwen3_moe"}) {
     INFO(type);
     json c = small_moe(type);

@@ -46,7 +46,7 @@ TEST_CASE("Mistral's sliding window caps the cache at 4096 tokens") {
   CHECK(at4k == at16k);
 }
 
-TEST_CASE("gemma-2-9b-it: KV cache of 4096 tokens is 1,409,286,144 bytes; at 8192 sliding layers hold 4096") {
+TEST_CASE("gemma-2-9b-it: KV cache of 4096 tokens is 1,409,286,144 bytes, at 8192 sliding layers hold 4096") {
   const Model m = trace_golden("gemma-2-9b-it.json");
   Options o;
   CHECK(component(plan_memory(m, o, Mode::serve, 1, 4096, {}), "kv_cache") == 1409286144LL);
@@ -57,7 +57,7 @@ TEST_CASE("gemma-2-9b-it: KV cache of 4096 tokens is 1,409,286,144 bytes; at 819
         21 * 8192 * per_token_layer + 21 * 4096 * per_token_layer);
 }
 
-TEST_CASE("memory grows with batch; components sum to the peak; overheads make the reserved bytes") {
+TEST_CASE("memory grows with batch, components sum to the peak, overheads make the reserved bytes") {
   const Model m = example_model("gpt2.json");
   for (Mode mode : {Mode::full, Mode::lora, Mode::qlora, Mode::serve})
     for (bool ckpt : {false, true})
@@ -86,7 +86,7 @@ TEST_CASE("memory grows with batch; components sum to the peak; overheads make t
       }
 }
 
-TEST_CASE("full fine-tune: fp32 master weights, gradients and AdamW states; pure bf16 holds 8 B/param") {
+TEST_CASE("full fine-tune: fp32 master weights, gradients and AdamW states, pure bf16 holds 8 B/param") {
   const Model m = example_model("gpt2.json");
   const int64_t P = 124439808;
   Options o;
@@ -115,7 +115,7 @@ TEST_CASE("optimizers: 8-bit states per 256-element block, Adafactor factored, S
   CHECK(component(plan_memory(m, o, Mode::full, 1, 128, {}), "optimizer_states") < 124439808LL / 50);
 }
 
-TEST_CASE("LoRA: fp32 adapters on every linear but the head; the frozen base in bf16") {
+TEST_CASE("LoRA: fp32 adapters on every linear but the head, the frozen base in bf16") {
   const Model m = example_model("Meta-Llama-3-8B.json");
   Options o;
   const MemoryPlan p = plan_memory(m, o, Mode::lora, 1, 512, {});
@@ -131,7 +131,7 @@ TEST_CASE("LoRA: fp32 adapters on every linear but the head; the frozen base in 
   CHECK(component(e, "adapters") == lora * 4 + int64_t(128256) * 4096 * 2);
 }
 
-TEST_CASE("QLoRA NF4: 4-bit linears with double-quantized absmax; the rest upcast to fp32") {
+TEST_CASE("QLoRA NF4: 4-bit linears with double-quantized absmax, the rest upcast to fp32") {
   const Model m = example_model("Meta-Llama-3-8B.json");
   int64_t linear = 0;
   for (const auto& t : m.tensors)
@@ -147,7 +147,7 @@ TEST_CASE("QLoRA NF4: 4-bit linears with double-quantized absmax; the rest upcas
   CHECK(weights() == int64_t(std::ceil(n / 2 + n / 64 * 4)) + rest * 2);
 }
 
-TEST_CASE("SDPA keeps no score matrix (activations linear in the sequence); eager does") {
+TEST_CASE("SDPA keeps no score matrix (activations linear in the sequence), eager does") {
   const Model m = example_model("Meta-Llama-3-8B.json");
   Options o;
   o.mode = Mode::lora;

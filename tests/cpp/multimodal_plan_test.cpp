@@ -203,7 +203,7 @@ TEST_CASE("vision FLOPs per image: 2 × linear weights × tokens + attention ove
   }
 }
 
-TEST_CASE("LoRA adapts the tower's linears as PEFT all-linear does; a frozen tower keeps nothing") {
+TEST_CASE("LoRA adapts the tower's linears as PEFT all-linear does, a frozen tower keeps nothing") {
   const Model m = trace_golden(kLlava);
   // all-linear: every nn.Linear but the output embeddings. CLIP's patch embedding is a Conv2d.
   CHECK(node(m, "vision_tower.vision_model.encoder.layers.0.self_attn.q_proj")->lora);

@@ -51,7 +51,7 @@ TEST_CASE("the largest batch per card equals a linear scan of the memory model")
   }
 }
 
-TEST_CASE("gemma-2-9b-it: full fine-tune at 2048 needs more than one H200, with a cut; LoRA r=16 fits one A100 80GB") {
+TEST_CASE("gemma-2-9b-it: full fine-tune at 2048 needs more than one H200, with a cut, LoRA r=16 fits one A100 80GB") {
   const Model m = trace_golden("gemma-2-9b-it.json");
   const Catalog cat = load_catalog();
   Options o;
