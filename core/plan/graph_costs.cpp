@@ -280,6 +280,27 @@ Ten activation(Walk& w, const Ten& x, int64_t width, const std::string& kind_in,
   if (s.train) w.save(src);
   return w.fresh(width, x.bytes);
 }
+// The dequantized copy of one quantized weight of `elements` while its linear runs (transient).
+struct Dequant {
+  int64_t forward = 0, backward = 0;
+};
+Dequant dequantized_bytes(QuantKind q, int64_t elements, int input_bytes) {
+  switch (q) {
+    case QuantKind::nf4:
+    case QuantKind::fp4:
+      // MatMul4Bit: dequantize_4bit(B) to 16 bit, in forward and again for grad_input.
+      return {mul(elements, 2), mul(elements, 2)};
+    case QuantKind::int8:
+      // MatMul8bitLt multiplies the int8 weight directly; its backward dequantizes it to the
+      // input's dtype (state.CB.to(ctx.dtype_A)).
+      return {0, mul(elements, input_bytes)};
+    case QuantKind::gptq:
+      // AutoGPTQ's dequantize path also gathers fp16 scales and int zeros per weight.
+      return {mul(elements, 8), mul(elements, 8)};
+  }
+  return {};
+}
+
 }  // namespace
 
 BlockCost block_cost(const Model& m, size_t bi, const StepSetup& s, int64_t seq, int64_t decoder_seq) {
@@ -412,9 +433,10 @@ BlockCost block_cost(const Model& m, size_t bi, const StepSetup& s, int64_t seq,
           if (trainable) {
             w.save(cast ? w.fresh(width_in, c) : src);
           } else if (quantized && s.quant == QuantKind::int8) {
-            // bitsandbytes MatMul8bitLt keeps the 16-bit input and its int8 transpose.
-            w.save(cast ? w.fresh(width_in, c) : src);
-            w.raw_per_token(width_in);
+            // bitsandbytes MatMul8bitLt, a custom autograd Function that autocast leaves alone,
+            // keeps its input A itself (in A's dtype); its int8 transpose only when the weight
+            // trains (bitsandbytes >= 0.45; earlier versions kept that transpose too).
+            w.save(src);
           } else if (quantized && s.quant == QuantKind::gptq) {
             // AutoGPTQ's dequantize-then-matmul path: the fp16 weight is kept for grad_input.
             out.fixed = add(out.fixed, mul(mul(n.in, n.out), mul(n.experts, 2)));
@@ -441,7 +463,11 @@ BlockCost block_cost(const Model& m, size_t bi, const StepSetup& s, int64_t seq,
           widest = std::max(widest, add(width_in, width_out));
           last = produced[i];
         }
-        if (quantized || n.op == Op::linear) out.largest_weight = std::max(out.largest_weight, mul(n.in, n.out));
+        if (quantized) {
+          const Dequant d = dequantized_bytes(s.quant, mul(n.in, n.out), src.bytes);  // one expert at a time
+          out.dequant_forward = std::max(out.dequant_forward, d.forward);
+          if (s.train) out.dequant_backward = std::max(out.dequant_backward, d.backward);
+        }
         // MoE: the expert output is scaled by its routing weight (kept for that weight's grad).
         if (s.train && n.experts > 1 && n.op == Op::linear &&
             (i + 1 == nodes.size() || nodes[i + 1].op == Op::residual_add || nodes[i + 1].experts == 1))

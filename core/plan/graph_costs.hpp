@@ -89,7 +89,10 @@ struct BlockCost {
   int64_t input = 0;        // the block's input (what gradient checkpointing keeps)
   int64_t forward = 0;      // working set of its forward beyond what is saved
   int64_t backward = 0;     // gradients in flight during its backward
-  int64_t largest_weight = 0;  // elements of the largest linear weight (dequantization buffers)
+  // Batch-independent: the largest weight a quantized linear dequantizes while it runs, in its
+  // forward and in its backward (bitsandbytes 4-bit and GPTQ in both; LLM.int8 only in backward).
+  int64_t dequant_forward = 0;
+  int64_t dequant_backward = 0;
   std::vector<int64_t> node_saved;  // saved bytes attributed to each node (graph display)
 };
 

@@ -312,7 +312,7 @@ MemoryModel::MemoryModel(const Model& m, const Options& opt, Mode mode, int64_t 
   // its weights (and adapters) but never gets a gradient, so torch.optim (which skips parameters
   // whose grad is None) makes no states for it, and autocast never casts its weights.
   std::vector<Trainable> trainables;
-  std::vector<int64_t> weights(nb, 0), adapters(nb, 0), grads(nb, 0), casts(nb, 0), dequant(nb, 0);
+  std::vector<int64_t> weights(nb, 0), adapters(nb, 0), grads(nb, 0), casts(nb, 0);
   std::vector<std::vector<Trainable>> block_trainables(nb);
   int64_t quantized_weights = 0, idle_trainable = 0;
   for (size_t bi = 0; bi < nb; ++bi) {
@@ -361,17 +361,11 @@ MemoryModel::MemoryModel(const Model& m, const Options& opt, Mode mode, int64_t 
         block_trainables[bi].push_back({Shape{p}, bytes});
         adapters[bi] = add(adapters[bi], mul(p, bytes));
       }
-      if (quant) {
-        // Dequantized 16-bit weight while one quantized linear runs (GPTQ's dequantize path
-        // also gathers fp16 scales and int zeros per weight).
-        const int64_t per = s.quant == QuantKind::gptq ? 8 : 2;
-        dequant[bi] = std::max(dequant[bi], mul(mul(n.in, n.out), per));  // one expert at a time
-      }
     }
     if (!used[bi]) {
       for (const auto& t : block_trainables[bi]) idle_trainable = add(idle_trainable, numel(t.shape));
       block_trainables[bi].clear();
-      casts[bi] = dequant[bi] = 0;
+      casts[bi] = 0;
     }
     for (const auto& t : block_trainables[bi]) {
       grads[bi] = add(grads[bi], mul(numel(t.shape), t.bytes));
@@ -469,7 +463,7 @@ MemoryModel::MemoryModel(const Model& m, const Options& opt, Mode mode, int64_t 
     e.block = int(i);
     for (size_t j = 0; j <= i; ++j) kept(j, e, true);
     e.per_sample[kWork] = add(e.per_sample[kWork], bc[i].forward);
-    e.fixed[kCast] = add(e.fixed[kCast], dequant[i]);
+    e.fixed[kCast] = add(e.fixed[kCast], bc[i].dequant_forward);
     add_event(e);
   }
   // The loss, at the end of the forward (autocast still active).
@@ -504,10 +498,12 @@ MemoryModel::MemoryModel(const Model& m, const Options& opt, Mode mode, int64_t 
     if (ckpt[i]) {
       e.per_sample[kCkpt] = add(e.per_sample[kCkpt], bc[i].input);
       e.per_sample[kRecompute] = bc[i].saved;
-      e.fixed[kCast] = add(e.fixed[kCast], add(add(casts[i], bc[i].fixed), dequant[i]));
+      // The recompute runs the block's forward again, then its backward.
+      const int64_t dequant = std::max(bc[i].dequant_forward, bc[i].dequant_backward);
+      e.fixed[kCast] = add(e.fixed[kCast], add(add(casts[i], bc[i].fixed), dequant));
     } else {
       kept(i, e, false);
-      e.fixed[kCast] = add(e.fixed[kCast], dequant[i]);
+      e.fixed[kCast] = add(e.fixed[kCast], bc[i].dequant_backward);
     }
     e.per_sample[kWork] = bc[i].backward;
     if (int(i) == head_block) e.per_sample[kLogits] = lg;
@@ -540,7 +536,8 @@ MemoryModel::MemoryModel(const Model& m, const Options& opt, Mode mode, int64_t 
     b.gathered = full ? p16 : 0;
     b.acts = ckpt[bi] ? bc[bi].input : bc[bi].saved;
     b.work = add(std::max(bc[bi].forward, bc[bi].backward), ckpt[bi] ? bc[bi].saved : 0);
-    b.work_fixed = add(dequant[bi], ckpt[bi] ? add(casts[bi], bc[bi].fixed) : 0);
+    b.work_fixed = add(std::max(bc[bi].dequant_forward, bc[bi].dequant_backward),
+                       ckpt[bi] ? add(casts[bi], bc[bi].fixed) : 0);
     if (int(bi) == head_block) b.work = add(b.work, logits_);
   }
 }

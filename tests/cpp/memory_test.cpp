@@ -147,6 +147,49 @@ TEST_CASE("QLoRA NF4: 4-bit linears with double-quantized absmax, the rest upcas
   CHECK(weights() == int64_t(std::ceil(n / 2 + n / 64 * 4)) + rest * 2);
 }
 
+TEST_CASE("LLM.int8 keeps each linear's input itself, 4-bit keeps nothing, each dequantizes in its own passes") {
+  // bitsandbytes >= 0.45: MatMul8bitLt keeps its input A as it came (no autocast copy; the int8
+  // transpose only for a trainable weight) and dequantizes the weight to A's dtype in backward;
+  // MatMul4Bit keeps only the quantized weight and dequantizes to 16 bit in both passes.
+  const Model m = example_model("Meta-Llama-3-8B.json");  // hidden 4096, intermediate 14336
+  size_t bi = 0;
+  while (m.blocks[bi].name != "model.layers.0") ++bi;
+  const Block& b = m.blocks[bi];
+  auto node = [&](const char* suffix) {
+    for (size_t i = 0; i < b.nodes.size(); ++i)
+      if (b.nodes[i].name == std::string("model.layers.0.") + suffix) return i;
+    FAIL("no node " << suffix);
+    return size_t(0);
+  };
+  Options o;
+  o.lora_targets = {"no_such_module"};  // no adapters: only what the quantized linears keep
+  const int64_t seq = 512, wide = 4096LL * 14336;
+
+  o.qlora_quant = QuantKind::int8;
+  const BlockCost i8 = block_cost(m, bi, make_setup(m, o, Mode::qlora), seq, seq);
+  // kbit_upcast: the norms' outputs and the MLP product are fp32, kept once however many read them.
+  CHECK(i8.node_saved[node("self_attn.q_proj")] == 4096 * 4 * seq);
+  CHECK(i8.node_saved[node("self_attn.k_proj")] == 0);
+  CHECK(i8.node_saved[node("self_attn.v_proj")] == 0);
+  CHECK(i8.node_saved[node("mlp.gate_proj")] == 4096 * 4 * seq);
+  CHECK(i8.node_saved[node("mlp.up_proj")] == 0);
+  CHECK(i8.node_saved[node("mlp.down_proj")] == 14336 * 4 * seq);
+  CHECK(i8.dequant_forward == 0);
+  CHECK(i8.dequant_backward == wide * 4);
+  o.kbit_upcast = false;  // a 16-bit stream: the same tensors, 2 bytes each
+  const BlockCost i8h = block_cost(m, bi, make_setup(m, o, Mode::qlora), seq, seq);
+  CHECK(i8h.node_saved[node("self_attn.q_proj")] == 4096 * 2 * seq);
+  CHECK(i8h.dequant_backward == wide * 2);
+
+  o.kbit_upcast = true;
+  o.qlora_quant = QuantKind::nf4;
+  const BlockCost nf4 = block_cost(m, bi, make_setup(m, o, Mode::qlora), seq, seq);
+  for (const char* linear : {"self_attn.q_proj", "self_attn.o_proj", "mlp.gate_proj", "mlp.down_proj"})
+    CHECK(nf4.node_saved[node(linear)] == 0);
+  CHECK(nf4.dequant_forward == wide * 2);
+  CHECK(nf4.dequant_backward == wide * 2);
+}
+
 TEST_CASE("SDPA keeps no score matrix (activations linear in the sequence), eager does") {
   const Model m = example_model("Meta-Llama-3-8B.json");
   Options o;

@@ -2,7 +2,7 @@
 // on the published measured figures (median |error| <= 10 %, p90 <= 25 % over single-GPU points
 // with complete settings), and the borderline factor compiled into the core must be the one the
 // harness derives from those points. Not asserted here: every out-of-memory report flagged — one
-// (m0197) is still missed; see docs/accuracy.md.
+// (m0175, LLM.int8 on a T4) is still missed; see docs/accuracy.md.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
