@@ -280,6 +280,7 @@ Ten activation(Walk& w, const Ten& x, int64_t width, const std::string& kind_in,
   if (s.train) w.save(src);
   return w.fresh(width, x.bytes);
 }
+
 // The dequantized copy of one quantized weight of `elements` while its linear runs (transient).
 struct Dequant {
   int64_t forward = 0, backward = 0;

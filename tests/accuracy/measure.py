@@ -9,7 +9,11 @@ steady-state steps (the first step, which creates the optimizer states, is exclu
 the two is kept); the reserved peak and the device-level usage are recorded too.
 
     python3 tests/accuracy/measure.py --configs tests/accuracy/configs/gpt2-large.json \
-        --modes full lora qlora serve --batch 1 4 --seq 512 2048 > new-points.jsonl
+        --modes full lora qlora lora_int8 serve --batch 1 4 --seq 512 2048 > new-points.jsonl
+
+Modes and the cardfit options they correspond to: full (mode full), lora (mode lora), qlora
+(mode qlora: NF4, double quant), lora_int8 (mode qlora, qlora_quant int8: bitsandbytes LLM.int8
+base), serve (mode serve); all under bf16 autocast, LoRA on every linear layer.
 
 Needs torch, transformers, peft (lora/qlora) and bitsandbytes (qlora). Not yet run: written
 without access to a GPU; check the first results against hand arithmetic before trusting them.
@@ -34,6 +38,9 @@ def versions():
     return out
 
 
+ADAPTED = ("lora", "qlora", "lora_int8")  # modes that train LoRA adapters
+
+
 def build(config_path, mode, attn, lora_rank, tmp):
     from transformers import AutoConfig, AutoModelForCausalLM
 
@@ -47,18 +54,21 @@ def build(config_path, mode, attn, lora_rank, tmp):
     if mode in ("lora", "serve"):
         with torch.device("cuda"):
             model = AutoModelForCausalLM.from_config(cfg, torch_dtype=torch.bfloat16, attn_implementation=attn)
-    else:  # qlora: save random bf16 weights, reload them quantized (bitsandbytes NF4, double quant)
+    else:  # qlora, lora_int8: save random bf16 weights, reload them quantized by bitsandbytes
         from transformers import BitsAndBytesConfig
         from peft import prepare_model_for_kbit_training
         model = AutoModelForCausalLM.from_config(cfg, torch_dtype=torch.bfloat16)
         model.save_pretrained(tmp)
         del model
-        q = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_use_double_quant=True,
-                               bnb_4bit_compute_dtype=torch.bfloat16)
+        if mode == "lora_int8":  # LLM.int8 (Linear8bitLt, outlier threshold 6.0)
+            q = BitsAndBytesConfig(load_in_8bit=True)
+        else:  # NF4 with double quantization (the QLoRA recipe)
+            q = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_use_double_quant=True,
+                                   bnb_4bit_compute_dtype=torch.bfloat16)
         model = AutoModelForCausalLM.from_pretrained(tmp, quantization_config=q, device_map={"": 0},
                                                      attn_implementation=attn)
         model = prepare_model_for_kbit_training(model, use_gradient_checkpointing=False)
-    if mode in ("lora", "qlora"):
+    if mode in ADAPTED:
         from peft import LoraConfig, get_peft_model
         model = get_peft_model(model, LoraConfig(r=lora_rank, lora_alpha=2 * lora_rank, lora_dropout=0.05,
                                                  target_modules="all-linear", task_type="CAUSAL_LM"))
@@ -123,14 +133,15 @@ def main():
                         "task": {"full": "full_finetune", "serve": "inference"}.get(mode, mode),
                         "framework": "torch + transformers (+ peft, bitsandbytes)", "framework_version": json.dumps(versions()),
                         "precision": {"full": "bf16 mixed (autocast, fp32 master)", "lora": "bf16 base, autocast",
-                                      "qlora": "NF4 + double quant, bf16 compute", "serve": "bf16"}[mode],
+                                      "qlora": "NF4 + double quant, bf16 compute",
+                                      "lora_int8": "LLM.int8 base (bitsandbytes), bf16 autocast", "serve": "bf16"}[mode],
                         "optimizer": None if mode == "serve" else "torch.optim.AdamW (foreach)",
                         "batch_size": batch, "grad_accum": 1, "seq_len": seq,
                         "seq_len_note": "random token ids, exactly this length (serve: prompt, one new token)",
                         "gradient_checkpointing": args.grad_ckpt, "attention_impl": args.attention,
-                        "lora_rank": args.lora_rank if mode in ("lora", "qlora") else None,
-                        "lora_alpha": 2 * args.lora_rank if mode in ("lora", "qlora") else None,
-                        "lora_targets": "all-linear (dropout 0.05)" if mode in ("lora", "qlora") else None,
+                        "lora_rank": args.lora_rank if mode in ADAPTED else None,
+                        "lora_alpha": 2 * args.lora_rank if mode in ADAPTED else None,
+                        "lora_targets": "all-linear (dropout 0.05)" if mode in ADAPTED else None,
                         "num_gpus": 1, "parallelism": "none", "gpu": gpu,
                         "metric": "torch.cuda.max_memory_allocated() over steady-state steps",
                         "unit": "bytes", "source": "tests/accuracy/measure.py", "trust": "own measurement",
