@@ -15,7 +15,7 @@ Modes and the cardfit options they correspond to: full (mode full), lora (mode l
 (mode qlora: NF4, double quant), lora_int8 (mode qlora, qlora_quant int8: bitsandbytes LLM.int8
 base), serve (mode serve); all under bf16 autocast, LoRA on every linear layer.
 
-Needs torch, transformers, peft (lora/qlora) and bitsandbytes (qlora). Not yet run: written
+Needs torch, transformers, peft (lora, qlora, lora_int8) and bitsandbytes (qlora, lora_int8). Not yet run: written
 without access to a GPU; check the first results against hand arithmetic before trusting them.
 """
 import argparse
