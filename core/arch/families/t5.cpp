@@ -86,13 +86,14 @@ Model t5(const Config& c) {
 
   b.block("shared", "embedding");
   token_embedding(b, "shared", s.vocab, s.d_model);
+  const ValueId embedded = b.cursor();
   b.tied("encoder.embed_tokens.weight", {s.vocab, s.d_model}, "shared.weight", Role::embedding);
   t5_stack(b, s, "encoder", enc_layers, false, 0);
   if (encoder_only) return b.finish();
   const ValueId encoder_out = b.cursor();
-  // The decoder runs over the target tokens, from its own (tied) embedding of them.
+  // The decoder runs over the target tokens, embedded by the same shared table.
   b.sequence(Sequence::target);
-  b.restart();
+  b.set_stream(embedded);
   b.block("decoder.embed_tokens", "embedding");
   b.tied("decoder.embed_tokens.weight", {s.vocab, s.d_model}, "shared.weight", Role::embedding);
   t5_stack(b, s, "decoder", dec_layers, true, int(enc_layers), encoder_out);
