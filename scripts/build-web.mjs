@@ -20,8 +20,8 @@ if (!existsSync(moduleFile)) {
 }
 
 // The page's and the widget's sources, in order: later files use what earlier ones define.
-const PAGE_SOURCES = ['format.js', 'charts.js', 'render.js', 'state.js', 'sources.js', 'planner.js', 'exports.js', 'compare.js', 'app.js'];
-const WIDGET_SOURCES = ['format.js', 'charts.js', 'state.js', 'sources.js', 'widget.js'];
+const PAGE_SOURCES = ['format.js', 'charts.js', 'render.js', 'state.js', 'hub.js', 'sources.js', 'planner.js', 'exports.js', 'changes.js', 'compare.js', 'app.js'];
+const WIDGET_SOURCES = ['format.js', 'charts.js', 'state.js', 'hub.js', 'sources.js', 'widget.js'];
 
 // Inline script text must not close its own <script> element.
 function script(body, attributes = '') {
