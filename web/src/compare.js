@@ -5,13 +5,14 @@
 
 // The config diff and the measures come from web/src/changes.js (shared with the history panel
 // and the CLI); this file formats them.
-function effectText(base, changed) {
-  return measureDeltas(base, changed).map((m) => {
+function deltaTexts(deltas) {
+  return deltas.map((m) => {
     const sign = m.delta > 0 ? '+' : '−';
     const v = Math.abs(m.delta);
     return `${m.label} ${sign}${m.unit === 'usd' ? usd(v) : m.unit === 'count' ? int(v) : bytes(v)}`;
   });
 }
+const effectText = (base, changed) => deltaTexts(measureDeltas(base, changed));
 
 let compareGeneration = 0;
 const cell = (v) => (v === undefined ? '(absent)' : typeof v === 'string' ? v : JSON.stringify(v));

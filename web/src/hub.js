@@ -95,7 +95,7 @@ function isOffline() {
 }
 
 // makeHubClient({endpoint, token, timeoutMs, fetch}) → the client. Results are cached per
-// endpoint, id and revision (a failed request is not cached).
+// endpoint, id and revision (a failure is not, but for a missing file).
 function makeHubClient(settings) {
   const endpoint = String((settings && settings.endpoint) || HUB_DEFAULT).replace(/\/+$/, '');
   const timeoutMs = (settings && settings.timeoutMs) || HUB_TIMEOUT_MS;
@@ -110,7 +110,8 @@ function makeHubClient(settings) {
     if (!cache.has(key)) {
       const p = make();
       cache.set(key, p);
-      p.catch(() => cache.delete(key));
+      // A missing file stays missing for the visit; other failures (offline, 429, timeout) retry.
+      p.catch((e) => { if (!e || e.kind !== 'not_found') cache.delete(key); });
     }
     return cache.get(key);
   }
@@ -169,7 +170,7 @@ function makeHubClient(settings) {
       const j = await json(await request(apiUrl(id, revision, ''), 'the model\'s metadata', id), 'the model\'s metadata');
       const st = j && typeof j.safetensors === 'object' && j.safetensors ? j.safetensors : null;
       return {
-        id: j.id || j.modelId || id, sha: j.sha || null, downloads: num(j.downloads), likes: num(j.likes),
+        id: j.id || j.modelId || id, sha: j.sha || null, downloads: hubNumber(j.downloads), likes: hubNumber(j.likes),
         lastModified: j.lastModified || null, gated: j.gated === undefined ? null : j.gated, private: !!j.private,
         library: j.library_name || null, pipelineTag: j.pipeline_tag || null,
         safetensorsTotal: st && Number.isSafeInteger(st.total) ? st.total : null,
@@ -255,7 +256,7 @@ function makeHubClient(settings) {
   };
 }
 
-const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+const hubNumber = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
 // The page's and the widget's entry point (one client per endpoint, so the cache lasts the visit).
 const hubClients = new Map();
