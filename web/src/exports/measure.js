@@ -10,6 +10,7 @@ const EXPORT_MEASURE = {
   label: 'Measure one step on your GPU (.py)',
   file: (stem) => `${stem}.measure.py`,
   type: 'text/x-python',
+  anyLayout: true,   // one card's step, whatever the multi-card layout
   render(s, h) {
     const py = (v) => (v === true ? 'True' : v === false ? 'False' : v === null || v === undefined ? 'None' : JSON.stringify(v));
     if (!s.configText) throw new Error('The measure script needs the config text.');

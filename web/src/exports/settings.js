@@ -14,13 +14,17 @@ function exportSettings(report, ctx) {
   const split = card && card.split ? card.split[p.mode] : null;
   // The layout: the priced run's strategy and card count on the priced card. A pipeline cut has
   // no accelerate/Trainer equivalent: its ZeRO alternative from the same split is used, and said.
-  let strategy = priced.strategy || 'single', cards = priced.cards || 1, layoutNote = '';
+  let strategy = priced.strategy || 'single', cards = priced.cards || 1, layoutNote = '', unsupported = '';
   if (strategy === 'pipeline') {
-    const alt = (split && split.alternatives || []).find((a) => /^zero/.test(a.strategy));
-    layoutNote = alt
-      ? `cardfit's cheapest layout is a ${priced.cards}-stage pipeline cut, which this tool does not configure; this uses the plan's ${alt.strategy} alternative on ${alt.cards} cards instead.`
-      : `cardfit planned a ${priced.cards}-stage pipeline cut, which this tool does not configure; re-plan with more memory per card.`;
-    if (alt) { strategy = alt.strategy; cards = alt.cards; }
+    const alt = (split && split.alternatives || []).filter((a) => /^zero/.test(a.strategy))
+      .sort((a, b) => a.card_hours - b.card_hours || a.cards - b.cards)[0];
+    if (alt) {
+      layoutNote = `cardfit's cheapest layout is a ${priced.cards}-stage pipeline cut, which this tool does not configure; this uses the plan's ${alt.strategy} alternative on ${alt.cards} cards instead.`;
+      strategy = alt.strategy;
+      cards = alt.cards;
+    } else {
+      unsupported = `The plan needs a ${priced.cards}-stage pipeline cut on ${card ? card.name : priced.card} (no ZeRO layout fits), which accelerate, DeepSpeed configs, TRL, Axolotl and torchtune do not set up: pick a card with more memory (the card option) and export again.`;
+    }
   }
   const adapted = p.mode === 'lora' || p.mode === 'qlora';
   const targets = Array.isArray(o.lora_targets) && o.lora_targets.length ? o.lora_targets.map(String) : 'all-linear';
@@ -53,6 +57,7 @@ function exportSettings(report, ctx) {
     card: priced.card || '',
     cardName: card ? card.name : (priced.card || ''),
     layoutNote,
+    unsupported,           // non-empty: no training config can express the plan's layout
     peakBytes: p.peak_bytes,
     reservedBytes: p.reserved_bytes,
   };

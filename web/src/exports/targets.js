@@ -10,6 +10,7 @@ function renderExport(id, report, ctx) {
   if (!target) throw new Error(`Unknown export "${id}"; one of ${EXPORT_TARGETS.map((t) => t.id).join(', ')}.`);
   const helpers = typeof module === 'object' && module.exports ? require('./settings.js') : { exportSettings, EXPORT_HELPERS };
   const s = helpers.exportSettings(report, ctx);
+  if (s.unsupported && !target.anyLayout) throw new Error(s.unsupported);
   return { target, text: target.render(s, helpers.EXPORT_HELPERS) };
 }
 
