@@ -3,6 +3,7 @@
 //                            module as inert text for the planner's worker, the page script)
 //   dist/cardfit-widget.js   the <cardfit-plan> embed widget, self-contained (wasm inlined)
 //   dist/widget-demo.html    a plain page that uses the widget
+//   dist/cardfit.mjs         the npm package's ESM entry over dist/cardfit.js
 // Not a bundler and not the wasm build (that is wasm/CMakeLists.txt): plain text substitution of
 // the explicit file lists below, each script wrapped in one function scope (no globals).
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
@@ -72,5 +73,14 @@ const demo = read(web('widget-demo.html')).replace(/<!-- inline-json: ([\w.-]+) 
   return compact.replace(/</g, '\\u003c');
 });
 writeFileSync(dist('widget-demo.html'), demo);
+
+// ---- dist/cardfit.mjs: the npm package's ESM entry (package.json "exports" import), over the
+// CommonJS dist/cardfit.js, which Node (and bundlers) import as its module.exports.
+writeFileSync(dist('cardfit.mjs'), `// dist/cardfit.mjs: ESM entry of the cardfit package (scripts/build-web.mjs); types: cardfit.d.ts.
+import cardfit from './cardfit.js';
+export const createCardfit = cardfit.createCardfit;
+export const createCardfitModule = cardfit.createCardfitModule;
+export default cardfit;
+`);
 
 console.log(`build-web: dist/index.html (${examples.length} examples), dist/cardfit-widget.js, dist/widget-demo.html written`);
