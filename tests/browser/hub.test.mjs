@@ -7,6 +7,7 @@
 // storage, a revision, gated (401), missing (401 RepoNotFound), rate-limited (429), offline and
 // unreachable. Every other request is refused; the server's log shows what the browser asked for.
 import { test, before, after } from 'node:test';
+import { readFileSync } from 'node:fs';
 import assert from 'node:assert/strict';
 import { launch, context, openPage, rerendered, waitForText, readText, safetensorsFixture, indexFixture, startServer, pageUrl, T } from './helpers.mjs';
 import { historyRepo, historyCommits, HISTORY_ID } from '../hub-fixtures.mjs';
@@ -175,5 +176,28 @@ test('offline: the panel says so, and a fetch says so', T, async () => {
   await p.waitForFunction(() => /^You are offline/.test(document.querySelector('#hub-status').textContent));
   assert.equal(await p.locator('#params-total').textContent(), '124,439,808', 'the page keeps planning');
   await off.close();
+  assert.deepEqual(ctx.errors, []);
+});
+
+test('the export menu writes the training configs from the current plan', T, async () => {
+  await rerendered(page, () => fetchId(HISTORY_ID));
+  await rerendered(page, async () => {
+    await page.locator('#opt-batch').fill('3');
+    await page.locator('#opt-grad_accum').fill('5');
+  });
+  await page.locator('#exports summary').click();
+  const get = async (id) => {
+    const [dl] = await Promise.all([page.waitForEvent('download'), page.locator(`[data-train-export=${id}]`).click()]);
+    return { name: dl.suggestedFilename(), text: readFileSync(await dl.path(), 'utf8') };
+  };
+  const ds = await get('deepspeed');
+  assert.equal(ds.name, 'qwen-history.ds_config.json');
+  assert.deepEqual([JSON.parse(ds.text).train_micro_batch_size_per_gpu, JSON.parse(ds.text).gradient_accumulation_steps], [3, 5]);
+  const measure = await get('measure');
+  assert.equal(measure.name, 'qwen-history.measure.py');
+  assert.match(measure.text, /PLAN = json\.loads\(".*\\"micro_batch\\": ?3, ?\\"grad_accum\\": ?5/);
+  const axolotl = await get('axolotl');
+  assert.match(axolotl.text, /^base_model: "acme\/qwen-history"$/m);
+  assert.match(await page.locator('#plan-status').textContent(), /Axolotl config \(\.yaml\): downloaded/);
   assert.deepEqual(ctx.errors, []);
 });

@@ -7,7 +7,7 @@
   const menu = document.querySelector('.export-menu');
   if (!menu) return;
   const buttons = EXPORT_TARGETS.map((t) => el('button', { type: 'button', dataset: { trainExport: t.id } }, t.label));
-  menu.append(el('p', { className: 'group-title' }, 'Configs to run, with this plan\'s settings'), ...buttons);
+  menu.append(el('p', { className: 'export-group' }, el('strong', null, 'Configs to run, with this plan\'s settings')), ...buttons);
   for (const b of buttons) {
     b.addEventListener('click', () => {
       const r = reports.a;

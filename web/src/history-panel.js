@@ -37,7 +37,7 @@ function makeHistoryPanel(ctx) {
     }
     if (my !== gen) return;
     const boxes = commits.map((c, i) => el('input', { type: 'checkbox', value: c.id, checked: i < HISTORY_DEFAULT_CHECKED }));
-    const list = el('ul', { id: 'history-commits', className: 'names' }, commits.map((c, i) => el('li', null, el('label', { className: 'check' }, boxes[i],
+    const list = el('ul', { id: 'history-commits' }, commits.map((c, i) => el('li', null, el('label', { className: 'check' }, boxes[i],
       el('code', null, c.id.slice(0, 7)), ` ${c.date ? String(c.date).slice(0, 10) : ''} ${c.title}`))));
     const run = el('button', { type: 'button', id: 'history-analyse' }, 'Compare config.json at the checked revisions');
     root.insertBefore(el('details', { className: 'history-list', open: commits.length <= 30 }, el('summary', null, `Commits (${commits.length})`), list, run), changes);
