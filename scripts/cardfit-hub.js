@@ -61,7 +61,7 @@ const short = (c) => `${String(c.id).slice(0, 7)}${c.date ? ` (${String(c.date).
 async function history(input, hub, cardfit, options, limit, json) {
   const { id, revision } = parseHubId(input);
   const c = client(hub);
-  const commits = (await c.commits(id, revision)).slice(0, limit);
+  const commits = await c.commits(id, revision, limit);
   const revisions = [];
   for (const commit of commits.slice().reverse()) {
     try {

@@ -198,6 +198,18 @@ test('--history: each upstream config change with its effect on parameters and m
   assert.ok(tie.deltas.find((d) => d.key === 'modes.full').delta < 0);
 });
 
+test('--history-limit reads only the newest commits (one page here)', async () => {
+  hub.log.length = 0;
+  const r = await cardfit(['--json', '--hub-endpoint', hub.base, '--history', HISTORY_ID, '--history-limit', '2']);
+  assert.equal(r.code, 0, r.err);
+  const h = JSON.parse(r.out);
+  assert.deepEqual([h.commits, h.read, h.changes.length], [2, 2, 1]);
+  assert.equal(hub.log.filter((x) => x.path.includes('/commits/')).length, 1, 'the second page is not asked for');
+  const bad = await cardfit(['--history', HISTORY_ID, '--history-limit', '1']);
+  assert.equal(bad.code, 2);
+  assert.equal(JSON.parse(bad.err).error.code, 'cli.bad_value');
+});
+
 test('--export on a hub id names the model; an unknown target is a coded error', async () => {
   const r = await cardfit(['--hub-endpoint', hub.base, '--export', 'axolotl', '--mode', 'lora', HISTORY_ID]);
   assert.equal(r.code, 0, r.err);

@@ -179,12 +179,14 @@ function makeHubClient(settings) {
     });
   }
 
-  // The commits of a revision, newest first: [{id, title, date, authors}], following Link: next.
-  function commits(id, revision) {
-    return cached(`commits|${id}@${revision}`, async () => {
+  // The commits of a revision, newest first: [{id, title, date, authors}], following Link: next
+  // until `max` commits are read (all, up to HUB_MAX_COMMIT_PAGES pages, when not given).
+  function commits(id, revision, max) {
+    const most = Number.isSafeInteger(max) && max > 0 ? max : Infinity;
+    return cached(`commits|${id}@${revision}|${most}`, async () => {
       let url = `${apiUrl(id, revision, `/commits/${encodeURIComponent(revision || 'main')}`)}?limit=100`;
       const out = [];
-      for (let page = 0; url && page < HUB_MAX_COMMIT_PAGES; page++) {
+      for (let page = 0; url && page < HUB_MAX_COMMIT_PAGES && out.length < most; page++) {
         const res = await request(url, 'the commit history', id);
         const list = await json(res, 'the commit history');
         if (!Array.isArray(list)) throw new HubError('bad_response', 'The hub\'s commit history is not a list.');
@@ -195,7 +197,7 @@ function makeHubClient(settings) {
         const next = nextLink(res.headers.get('Link'));
         url = next ? new URL(next, url).href : null;
       }
-      return out;
+      return out.slice(0, most);
     });
   }
 
