@@ -10,7 +10,7 @@ const path = require('node:path');
 
 const WEB = path.join(__dirname, '..', 'web', 'src');
 const { makeHubClient, parseHubId, HUB_DEFAULT } = require(path.join(WEB, 'hub.js'));
-const { analyseHistory } = require(path.join(WEB, 'changes.js'));
+const { analyseHistory, indexChangeText } = require(path.join(WEB, 'changes.js'));
 const { EXPORT_TARGETS, renderExport } = require(path.join(WEB, 'exports', 'targets.js'));
 
 // A hub client from the flags and the environment (HF_ENDPOINT, HF_TOKEN as huggingface_hub reads
@@ -57,6 +57,11 @@ const formatDelta = (d) => {
 const cell = (v) => (v === undefined ? '(absent)' : JSON.stringify(v));
 const short = (c) => `${String(c.id).slice(0, 7)}${c.date ? ` (${String(c.date).slice(0, 10)})` : ''}`;
 
+// A file that may be missing at a revision: its text, or null.
+async function optional(promise) {
+  try { return await promise; } catch (e) { if (e.kind === 'not_found') return null; throw e; }
+}
+
 // --history ID: the upstream config changes, oldest first, each field with its effect.
 async function history(input, hub, cardfit, options, limit, json) {
   const { id, revision } = parseHubId(input);
@@ -64,19 +69,16 @@ async function history(input, hub, cardfit, options, limit, json) {
   const commits = await c.commits(id, revision, limit);
   const revisions = [];
   for (const commit of commits.slice().reverse()) {
-    try {
-      revisions.push({ commit, config: await c.file(id, commit.id, 'config.json') });
-    } catch (e) {
-      if (e.kind !== 'not_found') throw e;
-      revisions.push({ commit, config: null, error: 'no config.json' });
-    }
+    revisions.push({ commit, config: await optional(c.file(id, commit.id, 'config.json')), index: await optional(c.file(id, commit.id, 'model.safetensors.index.json')) });
   }
   const changes = await analyseHistory(revisions, async (text, o) => cardfit.plan(text, o), options);
   if (json) return JSON.stringify({ ok: true, id, revision, commits: commits.length, read: revisions.filter((r) => r.config !== null).length, changes }) + '\n';
   const out = [`# What changed upstream: ${id}@${revision}`, '',
-    `${commits.length} commit${commits.length === 1 ? '' : 's'} read (newest ${limit} at most), config.json at ${revisions.filter((r) => r.config !== null).length}; ${changes.length} change${changes.length === 1 ? '' : 's'} to the config. Effects: cardfit plans the older config with only that field changed.`];
+    `${commits.length} commit${commits.length === 1 ? '' : 's'} read (newest ${limit} at most), config.json at ${revisions.filter((r) => r.config !== null).length}; ${changes.length} change${changes.length === 1 ? '' : 's'} to the config or the checkpoint index. Effects: cardfit plans the older config with only that field changed.`];
   for (const ch of changes) {
     out.push('', `## ${short(ch.from)} → ${short(ch.to)}: ${ch.to.title || ''}`.trimEnd(), '');
+    if (ch.index) out.push(indexChangeText(ch.index), '');
+    if (!ch.diffs.length && !ch.error) { out.push('config.json unchanged.'); continue; }
     out.push(ch.error ? `Not planned: ${ch.error}.` : `Whole change: ${ch.deltas.length ? ch.deltas.map(formatDelta).join('; ') : 'no effect on memory or cost'}.`, '');
     out.push('| Field | Before | After | Effect alone |', '|---|---|---|---|');
     for (const d of ch.diffs) {

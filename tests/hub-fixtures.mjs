@@ -1,9 +1,10 @@
 // tests/hub-fixtures.mjs: mock-hub repositories shared by the CLI and browser tests. The history
 // repo is Qwen2.5-3B's config.json as three commits: the first published it untied with a 131072
 // context, a README commit left it unchanged, the third tied the embeddings and set the context to
-// 32768 (the field that moves parameters and memory, and one that does not at 2048 tokens). Its
-// checkpoint is a sharded index named from the core's own tensor list, and its metadata carries
-// safetensors.total as the hub reports it. Not a test itself.
+// 32768 (the field that moves parameters and memory, and one that does not at 2048 tokens), and
+// its index no longer stores lm_head.weight. Each checkpoint is a sharded index named from the
+// core's own tensor list, and the metadata carries safetensors.total as the hub reports it. Not a
+// test itself.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { sha } from './mock-hub.mjs';
@@ -37,11 +38,16 @@ export async function historyRepo() {
   const now = read('web/examples/Qwen2.5-3B.json');
   const first = JSON.stringify({ ...JSON.parse(now), tie_word_embeddings: false, max_position_embeddings: 131072, transformers_version: '4.43.1' }, null, 2);
   const index = await indexFor(now);
+  const firstIndex = await indexFor(first);   // untied: it stores lm_head.weight too
   const [c3, c2, c1] = historyCommits.map((c) => c.id);
   const files = { 'config.json': now, 'model.safetensors.index.json': index.text };
   return {
     files,
-    revisions: { [c3]: { files }, [c2]: { files: { 'config.json': first } }, [c1]: { files: { 'config.json': first } } },
+    revisions: {
+      [c3]: { files },
+      [c2]: { files: { 'config.json': first, 'model.safetensors.index.json': firstIndex.text } },
+      [c1]: { files: { 'config.json': first, 'model.safetensors.index.json': firstIndex.text } },
+    },
     commits: historyCommits,
     pageSize: 2,   // three commits: two pages, joined by the Link header
     info: {

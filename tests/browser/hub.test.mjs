@@ -130,8 +130,10 @@ test('the revision history: commits over two pages, config.json per commit, each
   await page.locator('#history-open').click();
   await page.locator('#history-changes[data-done=true]').waitFor({ timeout: 45_000 });
   assert.deepEqual(hub.log.filter((r) => r.path.includes('/commits/')).map((r) => r.query), ['?limit=100', '?limit=2&p=1'], 'the Link header was followed');
-  const configs = hub.log.filter((r) => r.path.endsWith('/config.json')).map((r) => r.path.split('/')[4]);
-  assert.deepEqual(configs.sort(), historyCommits.map((c) => c.id).sort(), 'config.json read at each commit');
+  for (const file of ['config.json', 'model.safetensors.index.json']) {
+    const at = hub.log.filter((r) => r.path.endsWith(`/${file}`)).map((r) => r.path.split('/')[4]);
+    assert.deepEqual(at.sort(), historyCommits.map((c) => c.id).sort(), `${file} read at each commit`);
+  }
   assert.equal(await page.locator('#history-commits li').count(), 3);
   assert.equal(await page.locator('.history-change').count(), 1, 'the README commit changed nothing');
   const change = page.locator('.history-change');
@@ -142,6 +144,7 @@ test('the revision history: commits over two pages, config.json per commit, each
   assert.match(await tie.locator('td.effect').textContent(), /^parameters −311,164,928; Full fine-tune memory −[\d.]+ GB; LoRA memory −[\d.]+ (GB|MB)/);
   assert.equal(await change.locator('tr[data-path="$.max_position_embeddings"] td.effect').textContent(), 'no effect on memory or cost');
   assert.match(await change.locator('.whole').textContent(), /^The whole change: parameters −311,164,928; /);
+  assert.match(await change.locator('.index-change').textContent(), /^Checkpoint index: total_size [\d,]+ → [\d,]+ bytes; removed lm_head\.weight\.$/);
   assert.match(await page.locator('#history-status').textContent(), /3 revisions checked, config\.json read at 3; 1 change/);
   // Unchecking the newest commit leaves no change to show.
   await page.locator('#history-commits input').first().uncheck();

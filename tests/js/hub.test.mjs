@@ -184,7 +184,8 @@ test('offline: one clear line, exit 2, no stack trace', async () => {
 test('--history: each upstream config change with its effect on parameters and memory', async () => {
   const r = await cardfit(['--hub-endpoint', hub.base, '--history', HISTORY_ID]);
   assert.equal(r.code, 0, r.err);
-  assert.match(r.out, /3 commits read .*config\.json at 3; 1 change to the config/);
+  assert.match(r.out, /3 commits read .*config\.json at 3; 1 change to the config or the checkpoint index/);
+  assert.match(r.out, /^Checkpoint index: total_size [\d,]+ → [\d,]+ bytes; removed `lm_head\.weight`\.$/m);
   const row = (field) => r.out.split('\n').find((l) => l.startsWith(`| \`$.${field}\``)) || '';
   assert.match(row('tie_word_embeddings'), /\| `false` \| `true` \| parameters -311,164,928; Full fine-tune memory -\d/);
   assert.match(row('max_position_embeddings'), /`131072` \| `32768` \| no effect on memory or cost/);
@@ -196,6 +197,7 @@ test('--history: each upstream config change with its effect on parameters and m
   const tie = h.changes[0].diffs.find((d) => d.path === '$.tie_word_embeddings');
   assert.equal(tie.deltas.find((d) => d.key === 'parameters').delta, -UNTIED_EXTRA);
   assert.ok(tie.deltas.find((d) => d.key === 'modes.full').delta < 0);
+  assert.deepEqual([h.changes[0].index.removed, h.changes[0].index.added, h.changes[0].index.present], [['lm_head.weight'], [], [true, true]]);
 });
 
 test('--history-limit reads only the newest commits (one page here)', async () => {

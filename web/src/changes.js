@@ -77,36 +77,78 @@ function measureDeltas(base, changed) {
   return out;
 }
 
+// What a checkpoint index says, for comparing two revisions: {totalSize, names} or null.
+function indexSummary(text) {
+  if (typeof text !== 'string') return null;
+  try {
+    const j = JSON.parse(text);
+    const map = j && typeof j.weight_map === 'object' && j.weight_map ? j.weight_map : {};
+    const size = j && j.metadata && Number.isSafeInteger(j.metadata.total_size) ? j.metadata.total_size : null;
+    return { totalSize: size, names: Object.keys(map).sort() };
+  } catch (e) {
+    return null;
+  }
+}
+
+// The index's change between two revisions: {from, to (total sizes), added, removed} or null.
+function indexChange(a, b) {
+  const x = indexSummary(a), y = indexSummary(b);
+  if (!x && !y) return null;
+  const na = new Set(x ? x.names : []), nb = new Set(y ? y.names : []);
+  const change = { from: x ? x.totalSize : null, to: y ? y.totalSize : null, added: [...nb].filter((n) => !na.has(n)), removed: [...na].filter((n) => !nb.has(n)), present: [!!x, !!y] };
+  return change.from === change.to && !change.added.length && !change.removed.length && x && y ? null : change;
+}
+
+// The checkpoint index's change between two revisions, in words (Markdown code spans).
+function indexChangeText(ix) {
+  if (!ix) return '';
+  if (!ix.present[0]) return `model.safetensors.index.json appears (${ix.added.length} tensors).`;
+  if (!ix.present[1]) return 'model.safetensors.index.json is removed.';
+  const parts = [];
+  if (ix.from !== ix.to) parts.push(`total_size ${ix.from === null ? '—' : ix.from.toLocaleString('en-US')} → ${ix.to === null ? '—' : ix.to.toLocaleString('en-US')} bytes`);
+  const names = (list) => list.slice(0, 5).map((n) => `\`${n}\``).join(', ') + (list.length > 5 ? `, … (${list.length})` : '');
+  if (ix.added.length) parts.push(`added ${names(ix.added)}`);
+  if (ix.removed.length) parts.push(`removed ${names(ix.removed)}`);
+  return `Checkpoint index: ${parts.join('; ')}.`;
+}
+
 // analyseHistory(revisions, plan, options) → the changes between consecutive revisions.
-// revisions: oldest first, [{commit: {id, title, date}, config: text | null, error?: message}].
-// plan(text, options) → Promise<report>. Revisions whose config is unchanged are folded into the
-// next change. Returns [{from, to, diffs: [{path, a, b, inA, inB, deltas | error}], deltas, error}].
+// revisions: oldest first, [{commit: {id, title, date}, config: text | null, index?: text | null}].
+// plan(text, options) → Promise<report>. Revisions whose config and index are unchanged are
+// folded into the next change. Returns [{from, to, diffs: [{path, a, b, inA, inB, deltas | error}],
+// deltas, error, index: {from, to, added, removed, present} | null}].
 async function analyseHistory(revisions, plan, options) {
   const usable = revisions.filter((r) => typeof r.config === 'string');
+  const failed = (r) => `not planned (${r && r.error ? r.error.code : 'error'})`;
   const out = [];
   for (let i = 1; i < usable.length; i++) {
     const from = usable[i - 1], to = usable[i];
     const diff = configDiff(from.config, to.config);
-    if (diff && !diff.diffs.length) continue;
-    const step = { from: from.commit, to: to.commit, diffs: [], deltas: [], error: null };
-    if (!diff) { step.error = 'a config here is not valid JSON'; out.push(step); continue; }
+    const index = 'index' in from || 'index' in to ? indexChange(from.index, to.index) : null;
+    if (diff && !diff.diffs.length && !index) continue;
+    const step = { from: from.commit, to: to.commit, diffs: [], deltas: [], error: null, index };
+    out.push(step);
+    if (!diff) { step.error = 'a config here is not valid JSON'; continue; }
+    if (!diff.diffs.length) continue;  // only the checkpoint changed
     const [ra, rb] = await Promise.all([plan(from.config, options), plan(to.config, options)]);
-    if (!ra || !ra.ok || !rb || !rb.ok) step.error = `not planned (${((ra && ra.ok ? rb : ra) || {}).error ? ((ra && ra.ok ? rb : ra).error.code) : 'error'})`;
+    if (!ra || !ra.ok) {
+      step.error = failed(ra);
+      step.diffs = diff.diffs.map((d) => ({ ...d, error: 'the older config does not plan' }));
+      continue;
+    }
+    if (!rb || !rb.ok) step.error = failed(rb);
     else step.deltas = measureDeltas(ra, rb);
     for (const d of diff.diffs) {
       const entry = { ...d };
-      if (ra && ra.ok) {
-        const r = await plan(withField(diff.a, d), options);
-        if (r && r.ok) entry.deltas = measureDeltas(ra, r);
-        else entry.error = `not separable alone (${r && r.error ? r.error.code : 'error'})`;
-      }
+      const r = await plan(withField(diff.a, d), options);
+      if (r && r.ok) entry.deltas = measureDeltas(ra, r);
+      else entry.error = `not separable alone (${r && r.error ? r.error.code : 'error'})`;
       step.diffs.push(entry);
     }
-    out.push(step);
   }
   return out;
 }
 
 if (typeof module === 'object' && module.exports) {
-  module.exports = { flattenConfig, setPath, configDiff, withField, changeMeasures, measureDeltas, analyseHistory };
+  module.exports = { flattenConfig, setPath, configDiff, withField, changeMeasures, measureDeltas, indexChange, indexChangeText, analyseHistory };
 }

@@ -1,5 +1,5 @@
 // web/src/history-panel.js: the revision history of a hub model: its commits (the hub API, Link
-// pagination), config.json at each chosen commit, and for each change between consecutive
+// pagination), config.json and the checkpoint index at each chosen commit, and for each change between consecutive
 // revisions the fields that differ and what each one alone does to parameters and memory: the
 // compare view's machinery (web/src/changes.js, effect texts of web/src/compare.js) applied to
 // history. The core plans every what-if in the planner's worker, at low priority. Not a planner.
@@ -51,12 +51,13 @@ function makeHistoryPanel(ctx) {
     changes.replaceChildren();
     const revisions = [];
     for (const [n, commit] of chosen.slice().reverse().entries()) {
-      status.textContent = `Fetching config.json at ${n + 1} of ${chosen.length} revisions…`;
+      status.textContent = `Fetching config.json and the checkpoint index at ${n + 1} of ${chosen.length} revisions…`;
       try {
-        revisions.push({ commit, config: await hub.file(id, commit.id, 'config.json') });
+        revisions.push({ commit, config: await optionalFile(hub, id, commit.id, 'config.json'), index: await optionalFile(hub, id, commit.id, 'model.safetensors.index.json') });
       } catch (e) {
-        if (e.kind !== 'not_found') { status.classList.add('bad'); status.textContent = e.message; return; }
-        revisions.push({ commit, config: null });
+        status.classList.add('bad');
+        status.textContent = e.message;
+        return;
       }
       if (my !== gen) return;
     }
@@ -66,7 +67,7 @@ function makeHistoryPanel(ctx) {
     const steps = await analyseHistory(revisions, plan, ctx.options());
     if (my !== gen) return;
     const read = revisions.filter((r) => r.config !== null).length;
-    status.textContent = `${chosen.length} revisions checked, config.json read at ${read}; ${steps.length} change${steps.length === 1 ? '' : 's'} to the config. Each field's effect: the older config planned with only that field changed.`;
+    status.textContent = `${chosen.length} revisions checked, config.json read at ${read}; ${steps.length} change${steps.length === 1 ? '' : 's'} to the config or the checkpoint index. Each field's effect: the older config planned with only that field changed.`;
     changes.replaceChildren(...steps.reverse().map((s) => renderChange(s)));
     changes.dataset.done = 'true';
   }
@@ -77,12 +78,20 @@ function makeHistoryPanel(ctx) {
     const rows = s.diffs.map((d) => el('tr', { dataset: { path: d.path }, className: d.deltas && d.deltas.length ? 'changes' : d.error ? 'unknown' : '' },
       td(el('code', null, d.path)), td(el('code', null, cellText(d.inA ? d.a : undefined))), td(el('code', null, cellText(d.inB ? d.b : undefined))),
       el('td', { className: 'effect' }, d.error ? d.error : d.deltas && d.deltas.length ? deltaTexts(d.deltas).join('; ') : 'no effect on memory or cost')));
+    const configSame = !s.diffs.length && !s.error;
     return el('section', { className: 'history-change', dataset: { from: s.from.id, to: s.to.id } },
       el('h3', null, `${when(s.from)} → ${when(s.to)}: ${s.to.title || ''}`),
-      el('p', { className: 'whole' }, s.error ? `Not planned: ${s.error}.` : `The whole change: ${s.deltas.length ? deltaTexts(s.deltas).join('; ') : 'no effect on memory or cost'}.`),
-      el('div', { className: 'table-wrap' }, el('table', { className: 'diff-table' },
-        el('thead', null, el('tr', null, ['Field', 'Before', 'After', 'Effect alone'].map((h) => el('th', { scope: 'col' }, h)))), el('tbody', null, rows))));
+      s.index ? el('p', { className: 'index-change' }, indexChangeText(s.index).replace(/`/g, '')) : null,
+      configSame ? el('p', null, 'config.json unchanged.') : [
+        el('p', { className: 'whole' }, s.error ? `Not planned: ${s.error}.` : `The whole change: ${s.deltas.length ? deltaTexts(s.deltas).join('; ') : 'no effect on memory or cost'}.`),
+        el('div', { className: 'table-wrap' }, el('table', { className: 'diff-table' },
+          el('thead', null, el('tr', null, ['Field', 'Before', 'After', 'Effect alone'].map((h) => el('th', { scope: 'col' }, h)))), el('tbody', null, rows)))]);
   }
 
   return { open };
+}
+
+// A file of the repo at a commit, or null where it is missing (other failures are thrown).
+async function optionalFile(hub, id, revision, name) {
+  try { return await hub.file(id, revision, name); } catch (e) { if (e.kind === 'not_found') return null; throw e; }
 }
