@@ -6,10 +6,13 @@ namespace cardfit {
 namespace {
 // The norm on q (or k) of `heads` heads; `width` = heads * head_dim. See AttentionSpec::QkNormStorage.
 // The norm on q (or k) of `heads` heads, reading the projection output `x`; `width` = heads *
-// head_dim. Returns the normed value.
+// head_dim. Returns the normed value, as wide as x whatever the norm weight's size.
 ValueId qk_norm(ModelBuilder& b, const AttentionSpec& s, const std::string& name, int64_t heads, int64_t width,
                 ValueId x) {
-  auto mark = [&](QkNorm how) { b.model().blocks.back().nodes.back().qk_norm = how; };
+  auto mark = [&](QkNorm how) {
+    b.model().blocks.back().nodes.back().qk_norm = how;
+    b.model().values[size_t(b.cursor())].width = width;
+  };
   if (!s.qk_norm_per_head) {
     b.read(x);
     b.norm(name, width, s.qk_norm);
