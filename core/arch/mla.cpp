@@ -5,8 +5,11 @@ namespace cardfit {
 
 void mla_attention_block(ModelBuilder& b, const MlaSpec& s) {
   const std::string p = s.prefix + ".";
-  const int64_t qk_head_dim = s.qk_nope_head_dim + s.qk_rope_head_dim;
-  const int64_t q_out = s.heads * qk_head_dim;
+  const int64_t qk_head_dim = checked_add(s.qk_nope_head_dim, s.qk_rope_head_dim, "qk_nope_head_dim + qk_rope_head_dim");
+  const int64_t q_out = checked_mul(s.heads, qk_head_dim, "heads × the q/k head width");
+  const int64_t kv_b_out = checked_mul(s.heads, checked_add(s.qk_nope_head_dim, s.v_head_dim), "heads × (qk_nope_head_dim + v_head_dim)");
+  const int64_t v_out = checked_mul(s.heads, s.v_head_dim, "heads × v_head_dim");
+  const int64_t cache_dim = checked_add(s.kv_lora_rank, s.qk_rope_head_dim, "kv_lora_rank + qk_rope_head_dim");
   if (s.q_lora_rank == 0) {
     b.linear(p + "q_proj", s.hidden, q_out, {.bias = false, .role = Role::attention});
   } else {
@@ -14,10 +17,10 @@ void mla_attention_block(ModelBuilder& b, const MlaSpec& s) {
     b.norm(p + "q_a_layernorm", s.q_lora_rank, s.latent_norm);
     b.linear(p + "q_b_proj", s.q_lora_rank, q_out, {.bias = false, .role = Role::attention});
   }
-  b.linear(p + "kv_a_proj_with_mqa", s.hidden, s.kv_lora_rank + s.qk_rope_head_dim,
+  b.linear(p + "kv_a_proj_with_mqa", s.hidden, cache_dim,
            {.bias = s.bias, .role = Role::attention});
   b.norm(p + "kv_a_layernorm", s.kv_lora_rank, s.latent_norm);
-  b.linear(p + "kv_b_proj", s.kv_lora_rank, s.heads * (s.qk_nope_head_dim + s.v_head_dim),
+  b.linear(p + "kv_b_proj", s.kv_lora_rank, kv_b_out,
            {.bias = false, .role = Role::attention});
   AttentionGeom g;
   g.heads = s.heads;
@@ -25,9 +28,9 @@ void mla_attention_block(ModelBuilder& b, const MlaSpec& s) {
   g.head_dim = qk_head_dim;
   g.v_head_dim = s.v_head_dim;
   g.window = s.window;
-  g.cache_dim = s.kv_lora_rank + s.qk_rope_head_dim;
-  b.attention(p + "attn", g, s.heads * s.v_head_dim);
-  b.linear(p + "o_proj", s.heads * s.v_head_dim, s.hidden, {.bias = s.bias, .role = Role::attention});
+  g.cache_dim = cache_dim;
+  b.attention(p + "attn", g, v_out);
+  b.linear(p + "o_proj", v_out, s.hidden, {.bias = s.bias, .role = Role::attention});
 }
 
 }  // namespace cardfit

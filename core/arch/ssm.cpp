@@ -5,7 +5,7 @@ namespace cardfit {
 
 void mamba_mixer(ModelBuilder& b, const MambaSpec& s) {
   const std::string p = s.prefix + ".";
-  b.linear(p + "in_proj", s.hidden, 2 * s.inner, {.bias = s.proj_bias, .role = Role::ssm});
+  b.linear(p + "in_proj", s.hidden, checked_mul(2, s.inner, "2 × the SSM inner width"), {.bias = s.proj_bias, .role = Role::ssm});
 
   Node conv;
   conv.name = p + "conv1d";
@@ -17,7 +17,7 @@ void mamba_mixer(ModelBuilder& b, const MambaSpec& s) {
   b.node(conv);
   b.activation(p + "conv_act", s.inner, s.act);
 
-  b.linear(p + "x_proj", s.inner, s.dt_rank + 2 * s.state, {.bias = false, .role = Role::ssm});
+  b.linear(p + "x_proj", s.inner, checked_add(s.dt_rank, checked_mul(2, s.state, "2 × state_size"), "dt_rank + 2 × state_size"), {.bias = false, .role = Role::ssm});
   if (s.inner_norms) {
     b.norm(p + "dt_layernorm", s.dt_rank, NormKind::rmsnorm);
     b.norm(p + "b_layernorm", s.state, NormKind::rmsnorm);

@@ -82,7 +82,7 @@ Model deepseek(const Config& c) {
     if (moe) {
       moe_block(b, {.prefix = p + ".mlp", .hidden = hidden, .experts = routed, .top_k = top_k,
                     .expert_intermediate = moe_inter, .expert = {.act = act}, .shared_experts = shared,
-                    .shared_intermediate = moe_inter * shared,
+                    .shared_intermediate = checked_mul(moe_inter, shared, "moe_intermediate_size × n_shared_experts"),
                     .router_bias_name = correction_bias ? "e_score_correction_bias" : ""});
     } else {
       mlp_block(b, {.prefix = p + ".mlp", .hidden = hidden, .intermediate = intermediate, .act = act});
