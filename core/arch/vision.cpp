@@ -160,6 +160,17 @@ VitSpec read_vit(const Config& v, const std::string& default_type, const std::st
                 "\"clip_vision_model\" and \"siglip_vision_model\" vision towers.",
                 v.path_of("model_type"));
   }
+  // A tower with none of its dimensions stated is no tower description at all: the class defaults
+  // would describe some other tower (and plan it with confidence). A partial one takes the class
+  // defaults for the rest, as transformers does.
+  bool any = false;
+  for (const char* key : {"hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads", "image_size", "patch_size"})
+    any = any || v.has(key);
+  if (!any)
+    throw Error(ErrorCode::field_missing,
+                "The vision tower at " + v.path() + " states none of its dimensions (hidden_size, intermediate_size, "
+                "num_hidden_layers, num_attention_heads, image_size, patch_size).",
+                v.path_of("hidden_size"));
   require(s.hidden % s.heads == 0, v, "num_attention_heads",
           "the vision hidden_size (" + std::to_string(s.hidden) + ") must be divisible by num_attention_heads (" +
               std::to_string(s.heads) + ").");
