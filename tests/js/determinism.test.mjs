@@ -23,8 +23,7 @@ for (const dir of ['tests/golden/models/', 'web/examples/']) {
 }
 const optionSets = [
   {},
-  { mode: 'lora', batch: 4, seq: 1024, optimizer: 'adamw8bit', card: 'a100-80gb' },
-  { mode: 'qlora', qlora_quant: 'nf4', grad_ckpt: true, mfu: 0.35, samples: 100000 },
+  { mode: 'qlora', qlora_quant: 'nf4', batch: 4, seq: 1024, optimizer: 'adamw8bit', grad_ckpt: true, card: 'a100-80gb', mfu: 0.35, samples: 100000 },
   { mode: 'serve', serve_dtype: 'int4', kv_dtype: 'fp8', batch: 16, gpus: 8 },
 ];
 
