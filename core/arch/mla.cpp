@@ -6,10 +6,10 @@ namespace cardfit {
 void mla_attention_block(ModelBuilder& b, const MlaSpec& s) {
   const std::string p = s.prefix + ".";
   const int64_t qk_head_dim = checked_add(s.qk_nope_head_dim, s.qk_rope_head_dim, "qk_nope_head_dim + qk_rope_head_dim");
-  const int64_t q_out = checked_mul(s.heads, qk_head_dim, "heads × the q/k head width");
-  const int64_t kv_b_out = checked_mul(s.heads, checked_add(s.qk_nope_head_dim, s.v_head_dim), "heads × (qk_nope_head_dim + v_head_dim)");
-  const int64_t v_out = checked_mul(s.heads, s.v_head_dim, "heads × v_head_dim");
   const int64_t cache_dim = checked_add(s.kv_lora_rank, s.qk_rope_head_dim, "kv_lora_rank + qk_rope_head_dim");
+  const int64_t q_out = checked_mul(s.heads, qk_head_dim, "the query width");
+  // The query path and the compressed key/value path both read x.
+  const ValueId x = b.cursor();
   if (s.q_lora_rank == 0) {
     b.linear(p + "q_proj", s.hidden, q_out, {.bias = false, .role = Role::attention});
   } else {
@@ -17,11 +17,15 @@ void mla_attention_block(ModelBuilder& b, const MlaSpec& s) {
     b.norm(p + "q_a_layernorm", s.q_lora_rank, s.latent_norm);
     b.linear(p + "q_b_proj", s.q_lora_rank, q_out, {.bias = false, .role = Role::attention});
   }
+  const ValueId q = b.cursor();
+  b.read(x);
   b.linear(p + "kv_a_proj_with_mqa", s.hidden, cache_dim,
            {.bias = s.bias, .role = Role::attention});
   b.norm(p + "kv_a_layernorm", s.kv_lora_rank, s.latent_norm);
-  b.linear(p + "kv_b_proj", s.kv_lora_rank, kv_b_out,
+  b.linear(p + "kv_b_proj", s.kv_lora_rank,
+           checked_mul(s.heads, checked_add(s.qk_nope_head_dim, s.v_head_dim, "qk_nope_head_dim + v_head_dim"), "the decompressed key/value width"),
            {.bias = false, .role = Role::attention});
+  const ValueId kv = b.cursor();
   AttentionGeom g;
   g.heads = s.heads;
   g.kv_heads = s.heads;  // every head has its own decompressed key and value
@@ -29,8 +33,10 @@ void mla_attention_block(ModelBuilder& b, const MlaSpec& s) {
   g.v_head_dim = s.v_head_dim;
   g.window = s.window;
   g.cache_dim = cache_dim;
-  b.attention(p + "attn", g, v_out);
-  b.linear(p + "o_proj", v_out, s.hidden, {.bias = s.bias, .role = Role::attention});
+  const int64_t out = checked_mul(s.heads, s.v_head_dim, "the attention output width");
+  b.reads({q, kv, kv});  // keys and values are views of the decompressed kv
+  b.attention(p + "attn", g, out);
+  b.linear(p + "o_proj", out, s.hidden, {.bias = s.bias, .role = Role::attention});
 }
 
 }  // namespace cardfit
