@@ -5,20 +5,13 @@
 #include <nlohmann/json.hpp>
 
 #include "error.hpp"
+#include "json_input.hpp"
+#include "limits.hpp"
 
 namespace cardfit {
 using nlohmann::json;
 
 namespace {
-// 1-based line and column of byte offset `pos` in `text`.
-std::pair<int64_t, int64_t> line_column(std::string_view text, size_t pos) {
-  int64_t line = 1, col = 1;
-  for (size_t i = 0; i < pos && i < text.size(); ++i) {
-    if (text[i] == '\n') { ++line; col = 1; } else { ++col; }
-  }
-  return {line, col};
-}
-
 std::string type_name(const json& v) {
   if (v.is_string()) return "a string";
   if (v.is_boolean()) return "a boolean";
@@ -30,24 +23,19 @@ std::string type_name(const json& v) {
 }  // namespace
 
 Config Config::parse(std::string_view text) {
-  json parsed;
-  try {
-    parsed = json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
-    // e.byte is 1-based: the position just after the offending character.
-    size_t at = e.byte == 0 ? 0 : e.byte - 1;
-    auto [line, col] = line_column(text, at);
-    Error err(ErrorCode::json_syntax,
-              "The config is not valid JSON: syntax error at line " + std::to_string(line) +
-                  ", column " + std::to_string(col) + ".",
-              "$");
-    err.line = line;
-    err.column = col;
-    throw err;
-  }
+  json parsed = read_json_text(text, JsonText::config);  // limits, strictness: json_input.hpp
   if (!parsed.is_object())
     throw Error(ErrorCode::config_not_object,
                 "The config must be a JSON object ({...}), got " + type_name(parsed) + ".", "$");
+  // Nested configs that families read as objects: the wrong type is refused here, before a
+  // family falls back to defaults for a tower it cannot read.
+  for (const char* key : {"text_config", "vision_config", "audio_config", "attn_config", "ffn_config", "rope_scaling"}) {
+    auto it = parsed.find(key);
+    if (it != parsed.end() && !it->is_null() && !it->is_object())
+      throw Error(ErrorCode::field_type,
+                  std::string("$.") + key + " must be an object (or null), got " + type_name(*it) + ".",
+                  std::string("$.") + key);
+  }
   return Config(std::make_shared<const json>(std::move(parsed)));
 }
 
@@ -75,24 +63,38 @@ std::optional<std::string> Config::first_key(std::initializer_list<std::string_v
 
 int64_t Config::integer_at(std::string_view key, int64_t min_value) const {
   const json& v = *find(key);
+  const int64_t max_value = field_max(key);  // limits.cpp: every integer field has a range
   std::optional<int64_t> value;
+  bool beyond = false;  // an integer too large for 64 bits (or for a double's exact range)
   if (v.is_number_unsigned()) {
     if (v.get<uint64_t>() <= uint64_t(INT64_MAX)) value = int64_t(v.get<uint64_t>());
+    else beyond = true;
   } else if (v.is_number_integer()) {
     value = v.get<int64_t>();
   } else if (v.is_number_float()) {
     double d = v.get<double>();  // 4096.0 is accepted; 4096.5 is not
-    if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9e15) value = int64_t(d);
+    if (std::isfinite(d) && d == std::floor(d)) {
+      if (std::fabs(d) < 9e15) value = int64_t(d);
+      else beyond = true;
+    }
   }
+  if (beyond)
+    throw Error(ErrorCode::field_range,
+                path_of(key) + " must be an integer from " + std::to_string(min_value) + " to " +
+                    std::to_string(max_value) + ", got " + shown(v) + ".",
+                path_of(key));
   if (!value)
     throw Error(ErrorCode::field_type,
                 path_of(key) + " must be an integer, got " + type_name(v) +
-                    (v.is_primitive() ? " (" + v.dump() + ")" : std::string()) + ".",
+                    (v.is_primitive() ? " (" + shown(v) + ")" : std::string()) + ".",
                 path_of(key));
-  if (*value < min_value)
+  if (*value < min_value || *value > max_value)
     throw Error(ErrorCode::field_range,
-                path_of(key) + " must be at least " + std::to_string(min_value) + ", got " +
-                    std::to_string(*value) + ".",
+                path_of(key) + " must be " +
+                    (min_value == INT64_MIN ? "at most " + std::to_string(max_value)
+                                            : "an integer from " + std::to_string(min_value) + " to " +
+                                                  std::to_string(max_value)) +
+                    ", got " + std::to_string(*value) + " (docs/api.md, Limits).",
                 path_of(key));
   return *value;
 }

@@ -14,6 +14,8 @@ constexpr Entry table[] = {
     {"config.field_range", "A config field is out of range."},
     {"config.field_inconsistent", "Config fields contradict each other."},
     {"config.model_type_unknown", "The model_type is not supported and the config lacks the keys of a generic decoder."},
+    {"config.duplicate_key", "The config states the same key twice in one object."},
+    {"config.too_large", "The config text exceeds the input limits (size or nesting depth)."},
     {"options.unknown", "An option is not known."},
     {"options.value", "An option has a bad value."},
     {"checkpoint.header", "The checkpoint header or index cannot be read."},

@@ -15,6 +15,8 @@ enum class ErrorCode {
   field_range,         // a field's value is out of its valid range
   field_inconsistent,  // fields contradict each other (e.g. heads do not divide hidden)
   model_type_unknown,  // no family and not enough standard keys for the generic decoder
+  duplicate_key,       // an object states the same key twice
+  too_large,           // the text exceeds the input limits (bytes, nesting depth)
   option_unknown,      // an option name the planner does not know
   option_value,        // an option with a bad value
   checkpoint_header,   // a safetensors header/index that cannot be read

@@ -10,6 +10,7 @@
 #include "plan/checkpoint.hpp"
 #include "plan/checks.hpp"
 #include "plan/plan.hpp"
+#include "plan/validate.hpp"
 #include "report/report.hpp"
 
 namespace cardfit {
@@ -30,11 +31,7 @@ std::string run(std::string_view config_text, std::string_view options_json) {
   const Config cfg = Config::parse(config_text);
   const Model model = trace_model(cfg);
   const Catalog catalog = load_catalog();
-  if (!options.card.empty() && !find_card(catalog, options.card)) {
-    std::string ids;
-    for (const auto& c : catalog.cards) ids += (ids.empty() ? "" : ", ") + c.id;
-    throw Error(ErrorCode::option_value, "Unknown card \"" + options.card + "\"; known cards: " + ids + ".", "card");
-  }
+  validate_request(cfg, model, options, catalog);  // refusals that need the model, before planning
   const Plan plan = make_plan(model, options, catalog);
   const auto checkpoint = reconcile(model, options);
   const auto checks = run_checks(model, options, plan.seq);

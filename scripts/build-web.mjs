@@ -6,6 +6,7 @@
 //   dist/cardfit.mjs         the npm package's ESM entry over dist/cardfit.js
 // Not a bundler and not the wasm build (that is wasm/CMakeLists.txt): plain text substitution of
 // the explicit file lists below, each script wrapped in one function scope (no globals).
+import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
@@ -46,10 +47,18 @@ const parts = {
   'cardfit-module': () => script(moduleText, ' type="text/plain" id="cardfit-module"'),
   'app.js': () => script(`(function () {\n'use strict';\n${sources(PAGE_SOURCES)}\n})();`),
 };
+// Content-Security-Policy: scripts run only if their hash is listed (the page script, and the
+// module text the planner inserts as a script when no worker can start), so inline handlers
+// (onclick=...), injected <script> and eval are refused; 'wasm-unsafe-eval' lets WebAssembly compile.
+const sha256 = (text) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+const executable = [];
 const html = read(web('index.html')).replace(/<!-- inline: ([\w.-]+) -->/g, (_, name) => {
   if (!parts[name]) throw new Error(`build-web: unknown inline marker "${name}"`);
-  return parts[name]();
-});
+  const out = parts[name]();
+  if (name === 'app.js') executable.push(out.slice(out.indexOf('>') + 1, out.lastIndexOf('</script>')));
+  return out;
+}).replace("script-src 'self'", () => `script-src ${[...executable, moduleText].map(sha256).join(' ')}`);
+if (/script-src[^;]*'unsafe-(inline|eval)'/.test(html)) throw new Error('build-web: the page CSP must not allow unsafe-inline or unsafe-eval scripts');
 writeFileSync(dist('index.html'), html);
 
 // ---- dist/cardfit-widget.js: the module and the widget in one function scope; the only thing

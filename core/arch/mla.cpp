@@ -5,7 +5,8 @@ namespace cardfit {
 
 void mla_attention_block(ModelBuilder& b, const MlaSpec& s) {
   const std::string p = s.prefix + ".";
-  const int64_t qk_head_dim = s.qk_nope_head_dim + s.qk_rope_head_dim;
+  const int64_t qk_head_dim = checked_add(s.qk_nope_head_dim, s.qk_rope_head_dim, "qk_nope_head_dim + qk_rope_head_dim");
+  const int64_t cache_dim = checked_add(s.kv_lora_rank, s.qk_rope_head_dim, "kv_lora_rank + qk_rope_head_dim");
   const int64_t q_out = checked_mul(s.heads, qk_head_dim, "the query width");
   // The query path and the compressed key/value path both read x.
   const ValueId x = b.cursor();
@@ -18,11 +19,11 @@ void mla_attention_block(ModelBuilder& b, const MlaSpec& s) {
   }
   const ValueId q = b.cursor();
   b.read(x);
-  b.linear(p + "kv_a_proj_with_mqa", s.hidden, s.kv_lora_rank + s.qk_rope_head_dim,
+  b.linear(p + "kv_a_proj_with_mqa", s.hidden, cache_dim,
            {.bias = s.bias, .role = Role::attention});
   b.norm(p + "kv_a_layernorm", s.kv_lora_rank, s.latent_norm);
   b.linear(p + "kv_b_proj", s.kv_lora_rank,
-           checked_mul(s.heads, s.qk_nope_head_dim + s.v_head_dim, "the decompressed key/value width"),
+           checked_mul(s.heads, checked_add(s.qk_nope_head_dim, s.v_head_dim, "qk_nope_head_dim + v_head_dim"), "the decompressed key/value width"),
            {.bias = false, .role = Role::attention});
   const ValueId kv = b.cursor();
   AttentionGeom g;
@@ -31,7 +32,7 @@ void mla_attention_block(ModelBuilder& b, const MlaSpec& s) {
   g.head_dim = qk_head_dim;
   g.v_head_dim = s.v_head_dim;
   g.window = s.window;
-  g.cache_dim = s.kv_lora_rank + s.qk_rope_head_dim;
+  g.cache_dim = cache_dim;
   const int64_t out = checked_mul(s.heads, s.v_head_dim, "the attention output width");
   b.reads({q, kv, kv});  // keys and values are views of the decompressed kv
   b.attention(p + "attn", g, out);

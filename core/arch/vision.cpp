@@ -46,7 +46,7 @@ void vision_block(ModelBuilder& b, std::string name, std::string kind, int64_t t
 
 int64_t vit_patches(const VitSpec& s) {
   const int64_t side = s.image_size / s.patch_size;
-  return side * side;
+  return checked_mul(side, side, "the vision patch count");
 }
 
 int64_t vit_tokens(const VitSpec& s) { return vit_patches(s) + (s.class_token ? 1 : 0); }
@@ -73,7 +73,7 @@ void vit_encoder(ModelBuilder& b, const VitSpec& s) {
   patch.op = Op::linear;
   patch.detail = "patch_conv2d";
   patch.linear = LinearKind::patch_conv;
-  patch.in = s.channels * s.patch_size * s.patch_size;
+  patch.in = checked_mul(s.channels, checked_mul(s.patch_size, s.patch_size, "patch_size²"), "num_channels × patch_size²");
   patch.out = s.hidden;
   if (s.class_token) patch.tokens_per_image = patches;  // the class token is concatenated after the conv
   patch.params = b.tensor(patch.name + ".weight", {s.hidden, s.channels, s.patch_size, s.patch_size}, Role::vision);
@@ -119,7 +119,7 @@ void vit_encoder(ModelBuilder& b, const VitSpec& s) {
     b.set_stream(patches_out);  // the probe is the query, not the stream
     // in_proj_weight is a bare parameter of nn.MultiheadAttention, not an nn.Linear: PEFT's
     // all-linear does not adapt it and bitsandbytes does not quantize it (its out_proj is a Linear).
-    b.linear(h + "attention", s.hidden, 3 * s.hidden,
+    b.linear(h + "attention", s.hidden, checked_mul(3, s.hidden, "3 × the vision hidden_size"),
              {.bias = true, .lora = false, .role = Role::vision, .kind = LinearKind::parameter,
               .weight = "in_proj_weight", .bias_name = "in_proj_bias"});
     b.model().blocks.back().nodes.back().detail = "parameter_matmul";
@@ -171,10 +171,21 @@ VitSpec read_vit(const Config& v, const std::string& default_type, const std::st
     s.pooling_head = v.boolean_or("vision_use_head", true);
   } else {
     throw Error(ErrorCode::field_range,
-                "vision tower model_type \"" + type + "\" is not supported; cardfit traces "
+                "vision tower model_type \"" + type.substr(0, 60) + "\" is not supported; cardfit traces "
                 "\"clip_vision_model\" and \"siglip_vision_model\" vision towers.",
                 v.path_of("model_type"));
   }
+  // A tower with none of its dimensions stated is no tower description at all: the class defaults
+  // would describe some other tower (and plan it with confidence). A partial one takes the class
+  // defaults for the rest, as transformers does.
+  bool any = false;
+  for (const char* key : {"hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads", "image_size", "patch_size"})
+    any = any || v.has(key);
+  if (!any)
+    throw Error(ErrorCode::field_missing,
+                "The vision tower at " + v.path() + " states none of its dimensions (hidden_size, intermediate_size, "
+                "num_hidden_layers, num_attention_heads, image_size, patch_size).",
+                v.path_of("hidden_size"));
   require(s.hidden % s.heads == 0, v, "num_attention_heads",
           "the vision hidden_size (" + std::to_string(s.hidden) + ") must be divisible by num_attention_heads (" +
               std::to_string(s.heads) + ").");

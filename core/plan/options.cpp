@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../error.hpp"
+#include "../json_input.hpp"
 
 namespace cardfit {
 using nlohmann::json;
@@ -83,14 +84,14 @@ E pick(const json& v, const std::string& name, const E (&values)[N], const char*
     allowed += (allowed.empty() ? "" : ", ") + std::string(spell(e));
   }
   throw Error(ErrorCode::option_value,
-              "Option " + name + " must be one of " + allowed + ", got " + v.dump() + ".", name);
+              "Option " + name + " must be one of " + allowed + ", got " + shown(v) + ".", name);
 }
 
 int64_t positive_int(const json& v, const std::string& name, int64_t max_value) {
   if (!(v.is_number_integer() || v.is_number_unsigned()) || v.get<int64_t>() < 1 || v.get<int64_t>() > max_value)
     throw Error(ErrorCode::option_value,
                 "Option " + name + " must be an integer from 1 to " + std::to_string(max_value) + ", got " +
-                    v.dump() + ".",
+                    shown(v) + ".",
                 name);
   return v.get<int64_t>();
 }
@@ -103,13 +104,15 @@ bool boolean(const json& v, const std::string& name) {
 double in_range(const json& v, const std::string& name, double lo, double hi, bool lo_open) {
   if (!v.is_number() || (lo_open ? v.get<double>() <= lo : v.get<double>() < lo) || v.get<double>() > hi)
     throw Error(ErrorCode::option_value, "Option " + name + " must be a number in " + (lo_open ? "(" : "[") +
-                                             json(lo).dump() + ", " + json(hi).dump() + "], got " + v.dump() + ".",
+                                             json(lo).dump() + ", " + json(hi).dump() + "], got " + shown(v) + ".",
                 name);
   return v.get<double>();
 }
 
 std::vector<std::string> names(const json& v, const std::string& name) {
   std::vector<std::string> out;
+  if (name == "lora_targets" && v.is_array() && v.empty())  // [] would silently mean "every linear"
+    throw Error(ErrorCode::option_value, "Option lora_targets must name at least one module; omit it for every linear but the head.", name);
   if (!v.is_array()) throw Error(ErrorCode::option_value, "Option " + name + " must be a list of module names.", name);
   for (const auto& t : v) {
     if (!t.is_string() || t.get<std::string>().empty())
@@ -121,7 +124,7 @@ std::vector<std::string> names(const json& v, const std::string& name) {
 
 double fraction(const json& v, const std::string& name) {
   if (!v.is_number() || v.get<double>() <= 0 || v.get<double>() > 1)
-    throw Error(ErrorCode::option_value, "Option " + name + " must be a number in (0, 1], got " + v.dump() + ".", name);
+    throw Error(ErrorCode::option_value, "Option " + name + " must be a number in (0, 1], got " + shown(v) + ".", name);
   return v.get<double>();
 }
 }  // namespace
@@ -129,12 +132,7 @@ double fraction(const json& v, const std::string& name) {
 Options parse_options(std::string_view text) {
   Options o;
   if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) return o;
-  json j;
-  try {
-    j = json::parse(text.begin(), text.end());
-  } catch (const json::parse_error&) {
-    throw Error(ErrorCode::option_value, "The options are not valid JSON.", "options");
-  }
+  const json j = read_json_text(text, JsonText::options);  // limits, strictness: json_input.hpp
   if (!j.is_object()) throw Error(ErrorCode::option_value, "The options must be a JSON object.", "options");
   constexpr int64_t kMaxTokens = int64_t(1) << 24, kMaxCount = int64_t(1) << 20;
   for (const auto& [name, v] : j.items()) {
@@ -162,12 +160,12 @@ Options parse_options(std::string_view text) {
     } else if (name == "decoder_seq") o.decoder_seq = positive_int(v, name, kMaxTokens);
     else if (name == "images") {
       if (!(v.is_number_integer() || v.is_number_unsigned()) || v.get<int64_t>() < 0 || v.get<int64_t>() > 4096)
-        throw Error(ErrorCode::option_value, "Option images must be an integer from 0 to 4096, got " + v.dump() + ".", name);
+        throw Error(ErrorCode::option_value, "Option images must be an integer from 0 to 4096, got " + shown(v) + ".", name);
       o.images = v.get<int64_t>();
     }
     else if (name == "cuda_context_bytes") {
       if (!(v.is_number_integer() || v.is_number_unsigned()) || v.get<int64_t>() < 0 || v.get<int64_t>() > (int64_t(1) << 40))
-        throw Error(ErrorCode::option_value, "Option cuda_context_bytes must be an integer from 0 to 2^40, got " + v.dump() + ".", name);
+        throw Error(ErrorCode::option_value, "Option cuda_context_bytes must be an integer from 0 to 2^40, got " + shown(v) + ".", name);
       o.cuda_context_bytes = v.get<int64_t>();
     } else if (name == "allocator_reserve") o.allocator_reserve = in_range(v, name, 0, 0.5, false);
     else if (name == "borderline_factor") o.borderline_factor = in_range(v, name, 1, 4, false);
@@ -193,7 +191,8 @@ Options parse_options(std::string_view text) {
       o.kv_dtype_set = true;
     } else if (name == "gpus") o.gpus = positive_int(v, name, 4096);
     else if (name == "card") {
-      if (!v.is_string()) throw Error(ErrorCode::option_value, "Option card must be a card id such as \"h100-sxm\".", name);
+      if (!v.is_string() || v.get_ref<const std::string&>().empty())
+        throw Error(ErrorCode::option_value, "Option card must be a card id such as \"h100-sxm\".", name);
       o.card = v.get<std::string>();
     } else if (name == "checkpoint_total") o.checkpoint_total = positive_int(v, name, INT64_MAX);
     else if (name == "safetensors_header" || name == "safetensors_index") {

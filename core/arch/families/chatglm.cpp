@@ -28,7 +28,7 @@ Model chatglm_v1(const Config& c) {
   require(hidden % heads == 0, c, "num_attention_heads",
           "hidden_size must be divisible by num_attention_heads.");
   const int64_t head_dim = hidden / heads;
-  const int64_t rotary = two_d ? hidden / (heads * 2) : head_dim;  // RotaryEmbedding(dim)
+  const int64_t rotary = two_d ? hidden / checked_mul(heads, 2, "num_attention_heads × 2") : head_dim;  // RotaryEmbedding(dim)
 
   b.dims() = Dims{.hidden = hidden, .layers = layers, .heads = heads, .kv_heads = heads,
                   .head_dim = head_dim, .intermediate = inner, .vocab = vocab,

@@ -1,6 +1,7 @@
 // GPT-NeoX (transformers models/gpt_neox/modeling_gpt_neox.py; Pythia, GPT-NeoX-20B): fused
 // query_key_value with biases, partial rotary (no tensor), parallel residual by default
 // (x + attn(ln1 x) + mlp(ln2 x)), untied embed_out. Names as in GPTNeoXForCausalLM.
+#include "../../error.hpp"
 #include "../layers.hpp"
 #include "families.hpp"
 
@@ -25,6 +26,9 @@ Model gpt_neox(const Config& c) {
   require(hidden % heads == 0, c, "num_attention_heads",
           "hidden_size must be divisible by num_attention_heads.");
   const int64_t head_dim = hidden / heads;
+  if (!(rotary_pct >= 0 && rotary_pct <= 1))  // a fraction of head_dim; also keeps the cast below defined
+    throw Error(ErrorCode::field_range, c.path_of(c.has("rotary_pct") ? "rotary_pct" : "partial_rotary_factor") +
+                                            " must be a fraction from 0 to 1.", c.path_of(c.has("rotary_pct") ? "rotary_pct" : "partial_rotary_factor"));
   const int64_t rotary_ndims = int64_t(double(head_dim) * rotary_pct);
 
   b.dims() = Dims{.hidden = hidden, .layers = layers, .heads = heads, .kv_heads = heads,

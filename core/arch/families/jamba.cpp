@@ -41,7 +41,7 @@ Model jamba(const Config& c) {
   // mamba_dt_rank: "auto" (the default) is ceil(hidden_size / 16).
   const bool auto_rank = !c.has("mamba_dt_rank") || c.raw().at("mamba_dt_rank").is_string();
   const int64_t dt_rank = auto_rank ? (hidden + 15) / 16 : c.positive({"mamba_dt_rank"});
-  const int64_t inner = expand * hidden;
+  const int64_t inner = checked_mul(expand, hidden, "mamba_expand × hidden_size");
   const int64_t head_dim = hidden / heads;
 
   ModelBuilder b("jamba", "jamba");

@@ -45,7 +45,7 @@ Model llava(const Config& c) {
   const Model language = trace_model(text);
   ModelBuilder b(c.string_or("model_type", "llava"), "llava");
   vit_encoder(b, v);
-  mlp_projector(b, {.prefix = "multi_modal_projector", .in = v.hidden * feature_layers,
+  mlp_projector(b, {.prefix = "multi_modal_projector", .in = checked_mul(v.hidden, feature_layers, "the vision hidden_size × feature layers"),
                     .hidden = language.dims.hidden, .out = language.dims.hidden,
                     .bias = c.boolean_or("multimodal_projector_bias", true),
                     .act = c.string_or("projector_hidden_act", "gelu"), .tokens_per_image = image_tokens});

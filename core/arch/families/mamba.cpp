@@ -17,7 +17,7 @@ Model mamba(const Config& c) {
   const int64_t layers = c.positive_or({"num_hidden_layers"}, 32);
   const int64_t state = c.positive_or({"state_size"}, 16);
   const int64_t expand = c.positive_or({"expand"}, 2);
-  const int64_t inner = c.positive_or({"intermediate_size"}, expand * hidden);
+  const int64_t inner = c.positive_or({"intermediate_size"}, checked_mul(expand, hidden, "expand × hidden_size"));
   const int64_t kernel = c.positive_or({"conv_kernel"}, 4);
   const bool use_bias = c.boolean_or("use_bias", true);
   const bool conv_bias = c.boolean_or("use_conv_bias", true);

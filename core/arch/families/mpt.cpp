@@ -22,6 +22,7 @@ Model mpt(const Config& c) {
   const bool tied = c.boolean_or("tie_word_embeddings", true);
   require(hidden % heads == 0, c, "n_heads", "d_model must be divisible by n_heads.");
   const int64_t head_dim = hidden / heads;
+  const int64_t ffn = checked_mul(ratio, hidden, "expansion_ratio × d_model");
 
   bool alibi = true, qk_ln = false;
   int64_t kv_heads = heads;
@@ -39,7 +40,7 @@ Model mpt(const Config& c) {
   const bool bias = !no_bias;
 
   b.dims() = Dims{.hidden = hidden, .layers = layers, .heads = heads, .kv_heads = kv_heads,
-                  .head_dim = head_dim, .intermediate = ratio * hidden, .vocab = vocab,
+                  .head_dim = head_dim, .intermediate = ffn, .vocab = vocab,
                   .max_positions = positions, .tied_embeddings = tied,
                   .initializer_range = c.number_or("initializer_range", 0.02)};
 
@@ -60,7 +61,7 @@ Model mpt(const Config& c) {
     }
     residual_layer(b, {.prefix = p, .hidden = hidden, .norm = norm, .attn = attn,
                        .attn_norm = p + ".norm_1",
-                       .mlp = {.prefix = p + ".ffn", .hidden = hidden, .intermediate = ratio * hidden,
+                       .mlp = {.prefix = p + ".ffn", .hidden = hidden, .intermediate = ffn,
                                .gated = false, .bias = bias, .act = "gelu"},
                        .mlp_norm = p + ".norm_2"});
   }
