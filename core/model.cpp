@@ -1,6 +1,8 @@
 // Checked arithmetic on shapes and the counts of a Model.
 #include "model.hpp"
 
+#include <cstring>
+
 #include "error.hpp"
 
 namespace cardfit {
@@ -62,6 +64,54 @@ const char* op_name(Op op) {
     case Op::other: return "other";
   }
   return "other";
+}
+
+namespace {
+void put(std::string& key, int64_t v) {
+  char raw[sizeof v];
+  std::memcpy(raw, &v, sizeof v);
+  key.append(raw, sizeof v);
+}
+// Length-prefixed, so that no two different sequences of fields give the same key.
+void put_text(std::string& key, const std::string& text) {
+  put(key, int64_t(text.size()));
+  key += text;
+}
+// The name with each run of digits replaced by '#', length-prefixed (written in place).
+void put_masked(std::string& key, const std::string& name) {
+  const size_t at = key.size();
+  put(key, 0);
+  for (size_t i = 0; i < name.size(); ++i) {
+    const bool digit = name[i] >= '0' && name[i] <= '9';
+    if (!digit) key += name[i];
+    else if (i == 0 || name[i - 1] < '0' || name[i - 1] > '9') key += '#';
+  }
+  const int64_t length = int64_t(key.size() - at - sizeof(int64_t));
+  std::memcpy(&key[at], &length, sizeof length);
+}
+}  // namespace
+
+std::string structural_signature(const Block& b) {
+  std::string key;
+  key.reserve(64 + b.nodes.size() * 160);
+  put_masked(key, b.name);
+  put_text(key, b.kind);
+  put(key, b.layer >= 0);  // the index itself never matters, being in the repeated stack does
+  put(key, int64_t(b.domain));
+  put(key, b.tokens_per_image);
+  put(key, b.width);
+  put(key, int64_t(b.nodes.size()));
+  for (const Node& n : b.nodes) {
+    put_masked(key, n.name);
+    put(key, int64_t(n.op));
+    put_text(key, n.detail);
+    for (int64_t v : {n.in, n.out, n.params, n.experts, n.active, int64_t(n.lora), n.tokens_per_image}) put(key, v);
+    const AttentionGeom& g = n.attn;
+    for (int64_t v : {g.heads, g.kv_heads, g.head_dim, g.v_head_dim, g.window, int64_t(g.causal), int64_t(g.cross),
+                      g.cache_dim, int64_t(g.alibi)})
+      put(key, v);
+  }
+  return key;
 }
 
 int64_t Model::parameter_count() const {

@@ -94,6 +94,14 @@ struct Dims {
   int64_t ssm_layers = 0, ssm_inner = 0, ssm_state = 0, ssm_conv_kernel = 0;
 };
 
+/// A key equal for two blocks that plan/ treats alike: every field of the block and of its nodes
+/// except the layer index, and the names only with their digits masked ("model.layers.#.mlp"), so
+/// the repeated layers of a stack share one key. plan/ memoises per-block costs on it (memory.cpp),
+/// so it MUST cover every field plan/graph_costs.cpp reads (block_cost and what it calls): add
+/// any new Block or Node field here. Names stay in masked because rules still read them (q/k
+/// norms, the decoder half); a rule reading a name's digits would have to join the key itself.
+std::string structural_signature(const Block& block);
+
 struct Model {
   std::string model_type;         // as given in the config
   std::string family;             // the family file that traced it
