@@ -1,4 +1,4 @@
-// Pipeline cuts over the per-block memory profile (prefix sums, an exact integer search), and ZeRO
+// Pipeline cuts over the per-block memory profile (prefix sums and a range maximum), and ZeRO
 // / tensor-parallel sharding over the memory model's components.
 #include "split.hpp"
 
@@ -47,12 +47,14 @@ bool StageProfile::some_block_exceeds(int64_t limit) const {
   return false;
 }
 
-std::vector<int64_t> StageProfile::greedy(int64_t stages, int64_t micro, int64_t limit) const {
+std::vector<int64_t> StageProfile::greedy(int64_t stages, int64_t micro, double limit) const {
   std::vector<int64_t> sizes;
   size_t first = 0;
   for (int64_t k = 0; k < stages && first < n_; ++k) {
     const int64_t mult = std::min(stages - k, std::max<int64_t>(1, micro));
-    auto fits = [&](size_t last) { return peak(first, last, mult) <= limit; };
+    // The exact peak against a double limit: below 2^53 bytes the double sums of the first
+    // implementation were exact, so this is its comparison.
+    auto fits = [&](size_t last) { return double(peak(first, last, mult)) <= limit; };
     if (!fits(first + 1)) return {};
     size_t last = first + 1;  // fits
     if (monotone_) {
@@ -80,13 +82,16 @@ std::vector<int64_t> StageProfile::greedy(int64_t stages, int64_t micro, int64_t
 std::vector<int64_t> pipeline_cut(const StageProfile& profile, int64_t stages, int64_t micro, int64_t limit,
                                   int64_t* fullest) {
   if (stages < 1 || profile.size() == 0) return {};
-  std::vector<int64_t> best = profile.greedy(stages, micro, limit);
+  std::vector<int64_t> best = profile.greedy(stages, micro, double(limit));
   if (best.empty()) return {};
-  // Balance: the smallest integer limit at which the greedy cut still holds every block (the
-  // greedy cut is feasible at every limit from there up, so the search is exact).
-  int64_t lo = -1, hi = limit;  // infeasible at lo, feasible at hi
-  while (hi - lo > 1) {
-    const int64_t mid = lo + (hi - lo) / 2;
+  // Balance: bisect the stage limit down to where the greedy cut stops holding every block. The
+  // probes are those of the first implementation (same doubles, same stopping rule), so the cut is
+  // its cut exactly. Not an optimum in general: stage k holds min(stages − k, micro) micro-batches,
+  // and the greedy front-loading can lose to a cut that leaves a block for a later, lighter stage
+  // (docs/performance.md, "Pipeline cut").
+  double lo = 0, hi = double(limit);
+  for (int it = 0; it < 48 && hi - lo > std::max(1.0, hi * 1e-6); ++it) {
+    const double mid = (lo + hi) / 2;
     std::vector<int64_t> cut = profile.greedy(stages, micro, mid);
     if (!cut.empty()) {
       hi = mid;

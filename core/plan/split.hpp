@@ -19,11 +19,12 @@ class StageProfile {
   size_t size() const { return n_; }
   /// Peak bytes of a stage holding blocks [first, last) with `mult` micro-batches of activations in
   /// flight: the blocks' state, `mult` × their activations, the largest working set, the cuBLAS
-  /// workspace (exact; saturates far above any card).
+  /// workspace (exact, in 128 bits).
   __int128 peak(size_t first, size_t last, int64_t mult) const;
   /// The greedy cut: each stage takes as many blocks as fit under `limit` (stage k of `stages`
   /// holds min(stages − k, micro) micro-batches); empty if `stages` stages cannot hold every block.
-  std::vector<int64_t> greedy(int64_t stages, int64_t micro, int64_t limit) const;
+  /// O(stages × log blocks).
+  std::vector<int64_t> greedy(int64_t stages, int64_t micro, double limit) const;
   /// Sum of every block's state and activations (a lower bound on the stages' peaks together).
   __int128 state_and_acts() const { return state_.back() + acts_.back(); }
   /// Whether a block alone (one micro-batch) exceeds `limit`: then no cut fits.
@@ -40,8 +41,8 @@ class StageProfile {
 
 /// Pipeline stage sizes (blocks per stage, in order) minimising the fullest stage's peak, with
 /// `stages` stages; stage k of a 1F1B schedule holds min(stages − k, micro_batches) micro-batches
-/// of activations. Empty if no cut into `stages` fits `limit` peak bytes. The balance is an exact
-/// search over integer stage limits (the greedy cut fits every limit from the optimum up).
+/// of activations. Empty if no cut into `stages` fits `limit` peak bytes. The balance bisects the
+/// stage limit over the greedy cut (the first implementation's probes, so its cuts exactly).
 std::vector<int64_t> pipeline_cut(const StageProfile& profile, int64_t stages, int64_t micro_batches, int64_t limit,
                                   int64_t* fullest = nullptr);
 std::vector<int64_t> pipeline_cut(const MemoryModel& memory, int64_t stages, int64_t micro_batches,

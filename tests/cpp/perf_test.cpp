@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <random>
 
 #include "plan/cards.hpp"
@@ -240,9 +242,62 @@ int64_t best_cut_brute_force(const StageProfile& pr, int64_t stages, int64_t mic
 }
 }  // namespace
 
-TEST_CASE("the pipeline cut is the most balanced of every cut, on small random profiles") {
+namespace {
+// The pipeline cut as it was (every stage re-summed from its first block, in double, inside the
+// bisection): the reference the fast cut must equal.
+double old_stage_peak(const std::vector<BlockMemory>& blocks, size_t first, size_t last, double mult) {
+  double state = 0, acts = 0, work = 0;
+  for (size_t i = first; i < last; ++i) {
+    state += double(blocks[i].state);
+    acts += double(blocks[i].acts);
+    work = std::max(work, double(blocks[i].work) + double(blocks[i].work_fixed));
+  }
+  return state + mult * acts + work + double(int64_t(32) << 20);
+}
+std::vector<int64_t> old_greedy(const std::vector<BlockMemory>& blocks, int64_t stages, int64_t micro, double limit) {
+  std::vector<int64_t> sizes;
+  size_t first = 0;
+  for (int64_t k = 0; k < stages && first < blocks.size(); ++k) {
+    const double mult = double(std::min(stages - k, std::max<int64_t>(1, micro)));
+    size_t last = first;
+    while (last < blocks.size() && old_stage_peak(blocks, first, last + 1, mult) <= limit) ++last;
+    if (last == first) return {};
+    sizes.push_back(int64_t(last - first));
+    first = last;
+  }
+  if (first < blocks.size()) return {};
+  return sizes;
+}
+std::vector<int64_t> old_pipeline_cut(const std::vector<BlockMemory>& blocks, int64_t stages, int64_t micro,
+                                      int64_t limit, int64_t* fullest) {
+  std::vector<int64_t> best = old_greedy(blocks, stages, micro, double(limit));
+  if (best.empty()) return {};
+  double lo = 0, hi = double(limit);
+  for (int it = 0; it < 48 && hi - lo > std::max(1.0, hi * 1e-6); ++it) {
+    const double mid = (lo + hi) / 2;
+    std::vector<int64_t> cut = old_greedy(blocks, stages, micro, mid);
+    if (!cut.empty()) {
+      hi = mid;
+      best = std::move(cut);
+    } else {
+      lo = mid;
+    }
+  }
+  double peak = 0;
+  size_t first = 0;
+  for (size_t k = 0; k < best.size(); ++k) {
+    const double mult = double(std::min(int64_t(best.size()) - int64_t(k), std::max<int64_t>(1, micro)));
+    peak = std::max(peak, old_stage_peak(blocks, first, first + size_t(best[k]), mult));
+    first += size_t(best[k]);
+  }
+  *fullest = int64_t(std::ceil(peak));
+  return best;
+}
+}  // namespace
+
+TEST_CASE("the pipeline cut equals the re-summing bisection it replaces, and holds against every cut of small profiles") {
   std::mt19937_64 rng(9);
-  int feasible = 0;
+  int feasible = 0, optimal = 0;
   for (int trial = 0; trial < 400; ++trial) {
     const size_t n = 1 + size_t(rng() % 9);
     std::vector<BlockMemory> blocks(n);
@@ -253,27 +308,23 @@ TEST_CASE("the pipeline cut is the most balanced of every cut, on small random p
       b.work_fixed = rng() % 3 == 0 ? int64_t(rng() % (uint64_t(1) << 28)) : 0;
     }
     const StageProfile pr(blocks);
-    // The naive stage peak: re-summed from the first block.
-    const size_t a = rng() % n, b = a + 1 + rng() % (n - a);
-    __int128 state = 0, acts = 0;
-    int64_t work = 0;
-    for (size_t i = a; i < b; ++i) {
-      state += blocks[i].state;
-      acts += blocks[i].acts;
-      work = std::max(work, blocks[i].work + blocks[i].work_fixed);
-    }
-    CHECK(pr.peak(a, b, 3) == state + 3 * acts + work + (int64_t(32) << 20));
+    for (size_t a = 0; a < n; ++a)
+      for (size_t b = a + 1; b <= n; ++b) CHECK(double(pr.peak(a, b, 3)) == old_stage_peak(blocks, a, b, 3));
     for (int64_t stages = 1; stages <= int64_t(n) + 1; ++stages) {
       const int64_t micro = 1 + int64_t(rng() % 4);
       const int64_t limit = int64_t(rng() % (uint64_t(1) << 36));
       INFO("trial " << trial << " blocks " << n << " stages " << stages << " micro " << micro << " limit " << limit);
-      int64_t fullest = -1;
+      int64_t fullest = -1, old_fullest = -1;
       const auto cut = pipeline_cut(pr, stages, micro, limit, &fullest);
-      const int64_t want = best_cut_brute_force(pr, stages, micro, limit);
-      REQUIRE(cut.empty() == (want < 0));
+      const auto old_cut = old_pipeline_cut(blocks, stages, micro, limit, &old_fullest);
+      REQUIRE(cut == old_cut);
       if (cut.empty()) continue;
+      CHECK(fullest == old_fullest);
       ++feasible;
-      // The cut covers the blocks and its fullest stage (at the requested schedule) is the optimum.
+      // Against every cut: it covers the blocks, fits the limit, and no cut has a fuller stage
+      // than the limit (the greedy never refuses a feasible limit at the start).
+      const int64_t want = best_cut_brute_force(pr, stages, micro, limit);
+      REQUIRE(want >= 0);
       int64_t covered = 0, peak = 0;
       for (size_t k = 0; k < cut.size(); ++k) {
         const int64_t mult = std::min(stages - int64_t(k), micro);
@@ -282,11 +333,38 @@ TEST_CASE("the pipeline cut is the most balanced of every cut, on small random p
       }
       CHECK(covered == int64_t(n));
       CHECK(int64_t(cut.size()) <= stages);
-      CHECK(peak == want);
-      if (int64_t(cut.size()) == stages) CHECK(fullest == want);
+      CHECK(peak <= limit);
+      CHECK(peak >= want);
+      optimal += peak <= want + std::max<int64_t>(1, want / 1000000);  // the bisection's tolerance
     }
   }
   CHECK(feasible > 200);
+  // With one micro-batch per stage (micro = 1) the greedy bisection is optimal; with decreasing
+  // counts it is not always (docs/performance.md): the fast cut keeps those answers as they were.
+  WARN("pipeline cuts within the bisection's tolerance of the optimum: " << optimal << " of " << feasible);
+}
+
+TEST_CASE("with one micro-batch per stage the pipeline cut is optimal within the bisection's tolerance") {
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 300; ++trial) {
+    const size_t n = 1 + size_t(rng() % 9);
+    std::vector<BlockMemory> blocks(n);
+    for (auto& b : blocks) {
+      b.state = int64_t(rng() % (uint64_t(1) << 33));
+      b.acts = int64_t(rng() % (uint64_t(1) << 31));
+      b.work = int64_t(rng() % (uint64_t(1) << 31));
+    }
+    const StageProfile pr(blocks);
+    const int64_t stages = 1 + int64_t(rng() % n);
+    const int64_t limit = int64_t(1) << 36;
+    int64_t fullest = -1;
+    const auto cut = pipeline_cut(pr, stages, 1, limit, &fullest);
+    const int64_t want = best_cut_brute_force(pr, stages, 1, limit);
+    INFO("trial " << trial);
+    REQUIRE(!cut.empty());
+    CHECK(fullest >= want);
+    CHECK(fullest <= want + std::max<int64_t>(1, int64_t(double(want) * 2e-6)) + 1);
+  }
 }
 
 TEST_CASE("the structural signature ignores layer indices and names' digits, and sees every other field") {
@@ -317,13 +395,13 @@ TEST_CASE("the structural signature ignores layer indices and names' digits, and
       [](Block& b) { b.nodes[1].lora = !b.nodes[1].lora; },
       [](Block& b) { b.nodes[1].tokens_per_image += 1; },
   };
-  for (const auto* field : {&AttentionGeom::heads, &AttentionGeom::kv_heads, &AttentionGeom::head_dim,
+  for (int64_t AttentionGeom::*field : {&AttentionGeom::heads, &AttentionGeom::kv_heads, &AttentionGeom::head_dim,
                             &AttentionGeom::v_head_dim, &AttentionGeom::window, &AttentionGeom::cache_dim})
     edits.push_back([field](Block& b) {
       for (auto& n : b.nodes)
         if (n.op == Op::attention) n.attn.*field += 1;
     });
-  for (const auto* flag : {&AttentionGeom::causal, &AttentionGeom::cross, &AttentionGeom::alibi})
+  for (bool AttentionGeom::*flag : {&AttentionGeom::causal, &AttentionGeom::cross, &AttentionGeom::alibi})
     edits.push_back([flag](Block& b) {
       for (auto& n : b.nodes)
         if (n.op == Op::attention) n.attn.*flag = !(n.attn.*flag);

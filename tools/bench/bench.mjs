@@ -25,6 +25,7 @@ const MAX_LAYERS = Number(flag('--max-layers', 33000));
 const NATIVE = flag('--native', path.join(root, 'build', 'tools', 'bench', 'cardfit_bench'));
 const WANT_WASM = !args.includes('--no-wasm');
 const WANT_NATIVE = !args.includes('--no-native');
+const WANT_STAGES = !args.includes('--no-stages');
 
 // The calls timed, in one place (tools/bench/bench_calls.hpp has the native pair): when the core
 // report and the on-request sections become separate calls, point these at them.
@@ -57,8 +58,14 @@ const cases = [
   ...llamaLayers.map((n) => ({ case: `llama ${n} layers full plan`, calls: 'plan', runs: runsFor(n >= 8000 ? 3 : 5), configs: [llama[n]], options: {} })),
   { case: `all ${allGolden.length} golden configs`, calls: 'configs', runs: runsFor(3), configs: allGolden, options: {} },
 ];
+// Native only: where one handle() spends its time, step by step.
+const stageCases = [
+  { case: 'gemma-2-9b-it', calls: 'stages', runs: RUNS, configs: [gemma], options: {} },
+  { case: 'DeepSeek-V3', calls: 'stages', runs: runsFor(5), configs: [deepseek], options: {} },
+  ...llamaLayers.map((n) => ({ case: `llama ${n} layers`, calls: 'stages', runs: runsFor(n >= 8000 ? 1 : 3), configs: [llama[n]], options: {} })),
+];
 const casesFile = path.join(dir, 'cases.json');
-fs.writeFileSync(casesFile, JSON.stringify(cases));
+fs.writeFileSync(casesFile, JSON.stringify(WANT_STAGES ? [...cases, ...stageCases] : cases));
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
@@ -134,8 +141,9 @@ const machine = {
   date: new Date().toISOString(),
 };
 
+const stages = stageCases.map((c) => native[c.case]).filter(Boolean);
 if (args.includes('--json')) {
-  console.log(JSON.stringify({ machine, cases: cases.map((c) => ({ case: c.case, native: native[c.case], wasm: wasm[c.case] })), cli }));
+  console.log(JSON.stringify({ machine, cases: cases.map((c) => ({ case: c.case, native: native[c.case], wasm: wasm[c.case] })), cli, stages }));
 } else {
   const fmt = (x) => (x < 10 ? x.toFixed(2) : x.toFixed(0));
   const ms = (r) => (r ? `${fmt(r.median_ms)} (cpu ${fmt(r.median_cpu_ms)})` : '–');
@@ -153,6 +161,15 @@ if (args.includes('--json')) {
   if (native[cases.at(-1).case]) {
     const n = native[cases.at(-1).case];
     console.log(`| native handle(), same configs | ${(n.configs / (n.median_ms / 1000)).toFixed(1)} configs/s (cpu ${(n.configs / (n.median_cpu_ms / 1000)).toFixed(1)}) | | | |`);
+  }
+  if (stages.length) {
+    const names = ['parse', 'trace', 'catalog', 'plan', 'checks', 'report_json', 'markdown', 'dump', 'free_json'];
+    console.log('');
+    console.log('Native handle(), ms per step (wall, median):');
+    console.log('');
+    console.log(`| config | ${names.join(' | ')} |`);
+    console.log(`|---|${names.map(() => '---:').join('|')}|`);
+    for (const s of stages) console.log(`| ${s.case} | ${names.map((n) => fmt(s.stages[n] ?? 0)).join(' | ')} |`);
   }
 }
 fs.rmSync(dir, { recursive: true, force: true });

@@ -6,7 +6,8 @@
 // CASES.json: [{"case": "...", "calls": "plan"|"replan"|"configs", "runs": N,
 //               "configs": ["path", ...], "options": {...}}]
 // "plan": one full plan of configs[0]; "replan": an option change on an already planned config;
-// "configs": every config in turn (a configs/s figure, as the CLI's JSON Lines mode).
+// "configs": every config in turn (a configs/s figure, as the CLI's JSON Lines mode); "stages"
+// (native only): the median of each step of handle() (bench_stages.hpp).
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -19,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench_calls.hpp"
+#include "bench_stages.hpp"
 
 using nlohmann::json;
 
@@ -54,6 +56,18 @@ int main(int argc, char** argv) {
     const std::string options = c.value("options", json::object()).dump();
     std::vector<std::string> texts;
     for (const auto& p : c.at("configs")) texts.push_back(read_text(p.get<std::string>()));
+    if (calls == "stages") {  // one line: the median of each step of handle()
+      std::map<std::string, std::vector<double>> steps;
+      for (int r = 0; r < runs; ++r)
+        for (const auto& [name, v] : bench::handle_stages(texts[0], options)) steps[name].push_back(v);
+      json line = {{"case", c.at("case")}, {"runs", runs}};
+      for (auto& [name, v] : steps) {
+        std::sort(v.begin(), v.end());
+        line["stages"][name] = v[v.size() / 2];
+      }
+      std::cout << line.dump() << std::endl;
+      continue;
+    }
     std::vector<double> ms, cpu;
     size_t bytes = 0;
     if (calls == "replan") bench::full_plan(texts[0], "{}");  // the config is already planned once
