@@ -34,8 +34,8 @@ StageProfile::StageProfile(const std::vector<BlockMemory>& blocks) : n_(blocks.s
 }
 
 __int128 StageProfile::peak(size_t first, size_t last, int64_t mult) const {
-  size_t k = 0;
-  while ((size_t(2) << k) <= last - first) ++k;
+  if (last <= first) return kWorkspace;  // no blocks
+  const size_t k = size_t(63 - __builtin_clzll(uint64_t(last - first)));  // 2^k <= blocks < 2^(k+1)
   const int64_t work = std::max(work_max_[k][first], work_max_[k][last - (size_t(1) << k)]);
   return (state_[last] - state_[first]) + __int128(mult) * (acts_[last] - acts_[first]) + std::max<int64_t>(0, work) +
          kWorkspace;
@@ -48,13 +48,17 @@ bool StageProfile::some_block_exceeds(int64_t limit) const {
 }
 
 std::vector<int64_t> StageProfile::greedy(int64_t stages, int64_t micro, double limit) const {
+  const bool exact_limit = limit >= 0 && limit < 9007199254740992.0;  // 2^53
+  const __int128 whole_limit = exact_limit ? __int128(std::floor(limit)) : 0;
   std::vector<int64_t> sizes;
   size_t first = 0;
   for (int64_t k = 0; k < stages && first < n_; ++k) {
     const int64_t mult = std::min(stages - k, std::max<int64_t>(1, micro));
-    // The exact peak against a double limit: below 2^53 bytes the double sums of the first
-    // implementation were exact, so this is its comparison.
-    auto fits = [&](size_t last) { return double(peak(first, last, mult)) <= limit; };
+    // The exact peak against the limit: below 2^53 bytes the double sums of the first
+    // implementation were exact, so this is its comparison (in integers while the limit is).
+    auto fits = [&](size_t last) {
+      return exact_limit ? peak(first, last, mult) <= whole_limit : double(peak(first, last, mult)) <= limit;
+    };
     if (!fits(first + 1)) return {};
     size_t last = first + 1;  // fits
     if (monotone_) {
