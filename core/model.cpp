@@ -2,6 +2,7 @@
 #include "model.hpp"
 
 #include <cstring>
+#include <cctype>
 
 #include "error.hpp"
 
@@ -66,46 +67,90 @@ const char* op_name(Op op) {
   return "other";
 }
 
+const char* norm_name(NormKind kind) {
+  switch (kind) {
+    case NormKind::layernorm: return "layernorm";
+    case NormKind::layernorm_nobias: return "layernorm_nobias";
+    case NormKind::layernorm_noaffine: return "layernorm_noaffine";
+    case NormKind::rmsnorm: return "rmsnorm";
+  }
+  return "norm";
+}
+
+ActKind act_kind(const std::string& hf_name) {
+  std::string k = hf_name;
+  for (auto& ch : k) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+  if (k == "relu" || k == "tanh" || k == "sigmoid" || k == "relu2") return ActKind::keeps_output;
+  if (k == "gelu_new" || k == "gelu_fast" || k == "gelu_python") return ActKind::gelu_python;
+  if (k == "quick_gelu") return ActKind::quick_gelu;
+  return ActKind::fused;
+}
+
+namespace {
+constexpr struct {
+  BlockKind kind;
+  const char* name;
+} kBlockKinds[] = {
+    {BlockKind::embedding, "embedding"},         {BlockKind::decoder_layer, "decoder_layer"},
+    {BlockKind::encoder_layer, "encoder_layer"}, {BlockKind::ssm_layer, "ssm_layer"}, {BlockKind::final, "final"},
+    {BlockKind::vision_embedding, "vision_embedding"}, {BlockKind::vision_layer, "vision_layer"},
+    {BlockKind::vision_final, "vision_final"},   {BlockKind::projector, "projector"},
+    {BlockKind::other, "other"},
+};
+}  // namespace
+
+const char* block_kind_name(BlockKind kind) {
+  for (const auto& k : kBlockKinds)
+    if (k.kind == kind) return k.name;
+  return "other";
+}
+
+BlockKind block_kind(const std::string& name) {
+  for (const auto& k : kBlockKinds)
+    if (name == k.name) return k.kind;
+  throw Error(ErrorCode::internal, "unknown block kind " + name);
+}
+
 namespace {
 void put(std::string& key, int64_t v) {
   char raw[sizeof v];
   std::memcpy(raw, &v, sizeof v);
   key.append(raw, sizeof v);
 }
-// Length-prefixed, so that no two different sequences of fields give the same key.
-void put_text(std::string& key, const std::string& text) {
-  put(key, int64_t(text.size()));
-  key += text;
-}
-// The name with each run of digits replaced by '#', length-prefixed (written in place).
-void put_masked(std::string& key, const std::string& name) {
-  const size_t at = key.size();
-  put(key, 0);
-  for (size_t i = 0; i < name.size(); ++i) {
-    const bool digit = name[i] >= '0' && name[i] <= '9';
-    if (!digit) key += name[i];
-    else if (i == 0 || name[i - 1] < '0' || name[i - 1] > '9') key += '#';
-  }
-  const int64_t length = int64_t(key.size() - at - sizeof(int64_t));
-  std::memcpy(&key[at], &length, sizeof length);
-}
 }  // namespace
 
 std::string structural_signature(const Block& b) {
   std::string key;
-  key.reserve(64 + b.nodes.size() * 160);
-  put_masked(key, b.name);
-  put_text(key, b.kind);
+  key.reserve(64 + b.nodes.size() * 200);
+  // Values renumbered in order of first appearance (the block's input first), so two layers whose
+  // edges have the same shape get the same numbers; kNoValue stays -1. A value's producer is the
+  // node writing it, so "made in this block, by node i" is part of that shape.
+  std::vector<std::pair<ValueId, int64_t>> seen;
+  auto value = [&](ValueId v) {
+    if (v == kNoValue) return put(key, -1);
+    for (const auto& [id, local] : seen)
+      if (id == v) return put(key, local);
+    seen.emplace_back(v, int64_t(seen.size()));
+    put(key, seen.back().second);
+  };
+  value(b.input);
+  value(b.output);
+  put(key, int64_t(b.kind_id));
   put(key, b.layer >= 0);  // the index itself never matters, being in the repeated stack does
+  put(key, int64_t(b.sequence));
   put(key, int64_t(b.domain));
   put(key, b.tokens_per_image);
   put(key, b.width);
   put(key, int64_t(b.nodes.size()));
   for (const Node& n : b.nodes) {
-    put_masked(key, n.name);
     put(key, int64_t(n.op));
-    put_text(key, n.detail);
-    for (int64_t v : {n.in, n.out, n.params, n.experts, n.active, int64_t(n.lora), n.tokens_per_image}) put(key, v);
+    put(key, int64_t(n.inputs.size()));
+    for (ValueId v : n.inputs) value(v);
+    value(n.output);
+    for (int64_t v : {n.in, n.out, n.params, n.experts, n.active, int64_t(n.lora), n.tokens_per_image,
+                      int64_t(n.norm), int64_t(n.qk_norm), int64_t(n.linear), int64_t(n.act), int64_t(n.vocab_head),
+                      int64_t(n.tied_to.block), int64_t(n.tied_to.node), int64_t(n.routed_output)})
+      put(key, v);
     const AttentionGeom& g = n.attn;
     for (int64_t v : {g.heads, g.kv_heads, g.head_dim, g.v_head_dim, g.window, int64_t(g.causal), int64_t(g.cross),
                       g.cache_dim, int64_t(g.alibi)})

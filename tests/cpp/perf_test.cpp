@@ -367,26 +367,31 @@ TEST_CASE("with one micro-batch per stage the pipeline cut is optimal within the
   }
 }
 
-TEST_CASE("the structural signature ignores layer indices and names' digits, and sees every other field") {
+TEST_CASE("the structural signature ignores names, layer indices and absolute value ids, and sees every other field") {
   const Model m = trace_golden("meta-llama-3-8b.json");
   REQUIRE(m.blocks.size() > 4);
   const Block& one = m.blocks[1];
   const Block& two = m.blocks[2];
   CHECK(one.name != two.name);
+  CHECK(one.input != two.input);
   CHECK(structural_signature(one) == structural_signature(two));
+  Block renamed = one;
+  renamed.name = "x";
+  for (auto& n : renamed.nodes) n.name = n.detail = "y";
+  CHECK(structural_signature(renamed) == structural_signature(one));
   CHECK(structural_signature(one) != structural_signature(m.blocks.front()));
   // Each field, changed alone, changes the key.
   std::vector<std::function<void(Block&)>> edits = {
-      [](Block& b) { b.kind += "x"; },
+      [](Block& b) { b.kind_id = BlockKind::other; },
       [](Block& b) { b.layer = -1; },
+      [](Block& b) { b.sequence = Sequence::target; },
       [](Block& b) { b.domain = Domain::vision; },
       [](Block& b) { b.tokens_per_image += 1; },
       [](Block& b) { b.width += 1; },
-      [](Block& b) { b.name += ".decoder"; },
       [](Block& b) { b.nodes.pop_back(); },
-      [](Block& b) { b.nodes[1].name += "_norm"; },
       [](Block& b) { b.nodes[1].op = Op::other; },
-      [](Block& b) { b.nodes[1].detail += "2"; },
+      [](Block& b) { b.nodes[2].inputs = {b.input}; },   // an edge moved
+      [](Block& b) { b.nodes[1].output = kNoValue; },
       [](Block& b) { b.nodes[1].in += 1; },
       [](Block& b) { b.nodes[1].out += 1; },
       [](Block& b) { b.nodes[1].params += 1; },
@@ -394,7 +399,15 @@ TEST_CASE("the structural signature ignores layer indices and names' digits, and
       [](Block& b) { b.nodes[1].active += 1; },
       [](Block& b) { b.nodes[1].lora = !b.nodes[1].lora; },
       [](Block& b) { b.nodes[1].tokens_per_image += 1; },
+      [](Block& b) { b.nodes[0].norm = NormKind::layernorm; },
+      [](Block& b) { b.nodes[0].qk_norm = QkNorm::whole; },
+      [](Block& b) { b.nodes[1].linear = LinearKind::parameter; },
+      [](Block& b) { b.nodes[1].act = ActKind::quick_gelu; },
+      [](Block& b) { b.nodes[1].vocab_head = true; },
+      [](Block& b) { b.nodes[1].tied_to = {0, 0}; },
+      [](Block& b) { b.nodes[1].routed_output = true; },
   };
+
   for (int64_t AttentionGeom::*field : {&AttentionGeom::heads, &AttentionGeom::kv_heads, &AttentionGeom::head_dim,
                             &AttentionGeom::v_head_dim, &AttentionGeom::window, &AttentionGeom::cache_dim})
     edits.push_back([field](Block& b) {

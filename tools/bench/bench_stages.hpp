@@ -37,7 +37,7 @@ inline std::map<std::string, double> handle_stages(const std::string& config, co
   const cardfit::Plan plan = cardfit::make_plan(model, opt, catalog);
   lap("plan");
   const auto checkpoint = cardfit::reconcile(model, opt);
-  const auto checks = cardfit::run_checks(cfg, model, opt, plan.seq);
+  const auto checks = cardfit::run_checks(model, opt, plan.seq);
   lap("checks");
   nlohmann::json report = cardfit::report_json({model, plan, checkpoint, checks});
   lap("report_json");
