@@ -2,6 +2,7 @@
 #include "model.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <cctype>
 
 #include "error.hpp"
@@ -157,6 +158,52 @@ void derive_dims(Model& m) {
   d.experts = experts;
   d.experts_per_token = experts > 0 ? active : 0;
   d.sliding_window = window;
+namespace {
+void put(std::string& key, int64_t v) {
+  char raw[sizeof v];
+  std::memcpy(raw, &v, sizeof v);
+  key.append(raw, sizeof v);
+}
+}  // namespace
+
+std::string structural_signature(const Block& b) {
+  std::string key;
+  key.reserve(64 + b.nodes.size() * 200);
+  // Values renumbered in order of first appearance (the block's input first), so two layers whose
+  // edges have the same shape get the same numbers; kNoValue stays -1. A value's producer is the
+  // node writing it, so "made in this block, by node i" is part of that shape.
+  std::vector<std::pair<ValueId, int64_t>> seen;
+  auto value = [&](ValueId v) {
+    if (v == kNoValue) return put(key, -1);
+    for (const auto& [id, local] : seen)
+      if (id == v) return put(key, local);
+    seen.emplace_back(v, int64_t(seen.size()));
+    put(key, seen.back().second);
+  };
+  value(b.input);
+  value(b.output);
+  put(key, int64_t(b.kind_id));
+  put(key, b.layer >= 0);  // the index itself never matters, being in the repeated stack does
+  put(key, int64_t(b.sequence));
+  put(key, int64_t(b.domain));
+  put(key, b.tokens_per_image);
+  put(key, b.width);
+  put(key, int64_t(b.nodes.size()));
+  for (const Node& n : b.nodes) {
+    put(key, int64_t(n.op));
+    put(key, int64_t(n.inputs.size()));
+    for (ValueId v : n.inputs) value(v);
+    value(n.output);
+    for (int64_t v : {n.in, n.out, n.params, n.experts, n.active, int64_t(n.lora), n.tokens_per_image,
+                      int64_t(n.norm), int64_t(n.qk_norm), int64_t(n.linear), int64_t(n.act), int64_t(n.vocab_head),
+                      int64_t(n.tied_to.block), int64_t(n.tied_to.node), int64_t(n.routed_output)})
+      put(key, v);
+    const AttentionGeom& g = n.attn;
+    for (int64_t v : {g.heads, g.kv_heads, g.head_dim, g.v_head_dim, g.window, int64_t(g.causal), int64_t(g.cross),
+                      g.cache_dim, int64_t(g.alibi)})
+      put(key, v);
+  }
+  return key;
 }
 
 int64_t Model::parameter_count() const {

@@ -194,6 +194,14 @@ struct ModelFacts {
   double attn_logit_softcap = 0;      // attention soft-capping (Gemma 2): SDPA cannot do it
 };
 
+/// A key equal for two blocks that plan/ treats alike: every field of the block and of its nodes
+/// except names (display and option matching only), the layer index and the absolute value ids
+/// (renumbered within the block, so the repeated layers of a stack share one key). plan/ memoises
+/// per-block costs on it (memory.cpp), so it MUST cover every field plan/graph_costs.cpp reads
+/// (block_cost and what it calls): add any new Block or Node field here. Name-matching options
+/// (lora_targets, modules_to_save) are joined to the key by the memo itself.
+std::string structural_signature(const Block& block);
+
 struct Model {
   std::string model_type;         // as given in the config
   std::string family;             // the family file that traced it

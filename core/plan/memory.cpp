@@ -7,7 +7,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include <unordered_map>
+
 #include "graph_costs.hpp"
+#include "step_events.hpp"
 
 namespace cardfit {
 
@@ -176,6 +179,37 @@ int64_t kv_bytes_per_element(const Options& opt) {
   return opt.serve_dtype == WeightDtype::fp32 ? 4 : 2;
 }
 
+// block_cost memoised on everything it reads: the block's structural signature (model.hpp), the
+// block before a vision block (whose tokens it reads), and the per-node answers of the options
+// that match names (lora_targets, modules_to_save). The model's dims, the setup and the lengths
+// are those of the memo. Blocks of the same structure (the repeated layers) cost one call.
+class BlockCostMemo {
+ public:
+  BlockCostMemo(const Model& m, const StepSetup& s, int64_t seq, int64_t dseq) : m_(m), s_(s), seq_(seq), dseq_(dseq) {}
+  const BlockCost& operator()(size_t bi) {
+    const Block& b = m_.blocks[bi];
+    std::string key = structural_signature(b);
+    if (b.domain == Domain::vision && bi > 0) {
+      const Block& prev = m_.blocks[bi - 1];
+      key += prev.domain == Domain::vision ? 'v' : 't';
+      key.append(std::to_string(prev.tokens_per_image));
+    }
+    const Options& opt = *s_.options;
+    if (!opt.lora_targets.empty() || !opt.modules_to_save.empty())
+      for (const Node& n : b.nodes) key += char('0' + int(is_lora_target(n, opt)) + 2 * int(is_saved_module(n, opt)));
+    const auto [it, fresh] = index_.try_emplace(std::move(key), costs_.size());
+    if (fresh) costs_.push_back(block_cost(m_, bi, s_, seq_, dseq_));
+    return costs_[it->second];
+  }
+
+ private:
+  const Model& m_;
+  const StepSetup& s_;
+  int64_t seq_, dseq_;
+  std::unordered_map<std::string, size_t> index_;
+  std::vector<BlockCost> costs_;
+};
+
 }  // namespace
 
 int64_t allocator_reserve(int64_t peak, double f) {
@@ -192,12 +226,7 @@ int64_t lora_parameter_count(const Model& m, const Options& opt) {
 }
 
 void MemoryModel::add_event(Event e) {
-  e.fixed_total = 0;
-  e.per_sample_total = 0;
-  for (int c = 0; c < kComponents; ++c) {
-    e.fixed_total = add(e.fixed_total, e.fixed[c]);
-    e.per_sample_total = add(e.per_sample_total, e.per_sample[c]);
-  }
+  finish_event(e);
   events_.push_back(e);
 }
 
@@ -255,8 +284,9 @@ MemoryModel::MemoryModel(const Model& m, const Options& opt, Mode mode, int64_t 
     // the fp32 copy generate() takes). A vision tower runs first, over batch × images × its
     // tokens per image, and its transients are freed before the language model runs.
     int64_t work = 0;
+    BlockCostMemo serve_cost(m, s, seq, dseq);
     for (size_t bi = 0; bi < nb; ++bi) {
-      const BlockCost bc = block_cost(m, bi, s, seq, dseq);
+      const BlockCost& bc = serve_cost(bi);
       work = std::max(work, bc.forward);
       blocks_[bi].acts = 0;
       blocks_[bi].work = bc.forward;
@@ -398,8 +428,9 @@ MemoryModel::MemoryModel(const Model& m, const Options& opt, Mode mode, int64_t 
   std::vector<bool> ckpt(nb, false);
   StepSetup unrecorded = s;
   unrecorded.train = false;
+  BlockCostMemo recorded_cost(m, s, seq, dseq), unrecorded_cost(m, unrecorded, seq, dseq);
   for (size_t bi = 0; bi < nb; ++bi) {
-    bc[bi] = block_cost(m, bi, recorded[bi] ? s : unrecorded, seq, dseq);
+    bc[bi] = recorded[bi] ? recorded_cost(bi) : unrecorded_cost(bi);
     if (!used[bi]) bc[bi] = BlockCost{};
     if (!recorded[bi]) bc[bi].backward = 0;  // no backward runs through it
     ckpt[bi] = ckpt_all && checkpointable(m.blocks[bi]) && recorded[bi];
@@ -425,97 +456,43 @@ MemoryModel::MemoryModel(const Model& m, const Options& opt, Mode mode, int64_t 
   }
   logits_ = std::max(lf, lb);
 
-  const bool accum = opt.grad_accum > 1;
-  Event base;
+  TrainingStepBytes step;
+  step.accum = opt.grad_accum > 1;
+  Event& base = step.base;
   base.fixed[kWeights] = total_weights;
   base.fixed[kAdapters] = total_adapters;
   base.fixed[kStates] = oc.states;
   base.fixed[kWorkspace] = kLibraryWorkspace;
-  if (accum) base.fixed[kGrads] = total_grads;
+  if (step.accum) base.fixed[kGrads] = total_grads;
   // DistributedDataParallel (gpus > 1) keeps gradient buckets: one more copy of the gradients
   // (gradient_as_bucket_view=False, the default), allocated when the model is wrapped.
   if (opt.gpus > 1) base.fixed[kDdp] = total_grads;
   // DeepSpeed ZeRO-1/2 (contiguous_gradients, overlap_comm) allocates two 16-bit buffers of
   // reduce_bucket_size elements at each backward (DeepSpeedZeroOptimizer.backward).
-  const int64_t ds_buckets = mul(opt.deepspeed_bucket, 4);
-
-  // What each block keeps between its forward and its backward.
-  auto kept = [&](size_t j, Event& e, bool in_forward) {
-    if (ckpt[j]) {
-      e.per_sample[kCkpt] = add(e.per_sample[kCkpt], bc[j].input);
-      if (in_forward) e.fixed[kCast] = add(e.fixed[kCast], casts[j]);  // autocast's cache until it exits
-    } else {
-      e.per_sample[kActs] = add(e.per_sample[kActs], bc[j].saved);
-      e.fixed[kCast] = add(e.fixed[kCast], add(casts[j], bc[j].fixed));
-    }
-  };
-
-  // Forward, block by block.
-  for (size_t i = 0; i < nb; ++i) {
-    if (!used[i]) continue;
-    Event e = base;
-    e.phase = 0;
-    e.block = int(i);
-    for (size_t j = 0; j <= i; ++j) kept(j, e, true);
-    e.per_sample[kWork] = add(e.per_sample[kWork], bc[i].forward);
-    e.fixed[kCast] = add(e.fixed[kCast], bc[i].dequant_forward);
-    add_event(e);
+  step.ds_buckets = mul(opt.deepspeed_bucket, 4);
+  step.head_block = head_block;
+  step.logits_forward = lf;
+  step.logits_backward = lb;
+  step.logits_grad = lg;
+  step.total_grads = total_grads;
+  step.optimizer_temporaries = oc.temporaries;
+  step.blocks.resize(nb);
+  for (size_t bi = 0; bi < nb; ++bi) {
+    BlockStepBytes& b = step.blocks[bi];
+    b.used = used[bi];
+    b.recorded = recorded[bi];
+    b.ckpt = ckpt[bi];
+    b.input = bc[bi].input;
+    b.saved = bc[bi].saved;
+    b.fixed = bc[bi].fixed;
+    b.casts = casts[bi];
+    b.forward = bc[bi].forward;
+    b.backward = bc[bi].backward;
+    b.dequant_forward = bc[bi].dequant_forward;
+    b.dequant_backward = bc[bi].dequant_backward;
+    b.grads = grads[bi];
   }
-  // The loss, at the end of the forward (autocast still active).
-  {
-    Event e = base;
-    e.phase = 0;
-    e.what = "loss";
-    for (size_t j = 0; j < nb; ++j) kept(j, e, true);
-    e.per_sample[kLogits] = lf;
-    add_event(e);
-  }
-  // Backward of the loss: autocast has exited (its cache freed under checkpointing).
-  {
-    Event e = base;
-    e.phase = 1;
-    e.what = "backward of the loss (log_softmax)";
-    for (size_t j = 0; j < nb; ++j) kept(j, e, false);
-    e.per_sample[kLogits] = lb;
-    e.fixed[kDdp] = add(e.fixed[kDdp], ds_buckets);
-    add_event(e);
-  }
-  // Backward, block by block in reverse: blocks before i still hold what they kept; block i holds
-  // its own (recomputed under checkpointing); gradients of blocks >= i are allocated.
-  int64_t grads_after = 0;
-  for (size_t i = nb; i-- > 0;) {
-    grads_after = add(grads_after, grads[i]);
-    if (!recorded[i]) continue;
-    Event e = base;
-    e.phase = 1;
-    e.block = int(i);
-    for (size_t j = 0; j < i; ++j) kept(j, e, false);
-    if (ckpt[i]) {
-      e.per_sample[kCkpt] = add(e.per_sample[kCkpt], bc[i].input);
-      e.per_sample[kRecompute] = bc[i].saved;
-      // The recompute runs the block's forward again, then its backward.
-      const int64_t dequant = std::max(bc[i].dequant_forward, bc[i].dequant_backward);
-      e.fixed[kCast] = add(e.fixed[kCast], add(add(casts[i], bc[i].fixed), dequant));
-    } else {
-      kept(i, e, false);
-      e.fixed[kCast] = add(e.fixed[kCast], bc[i].dequant_backward);
-    }
-    e.per_sample[kWork] = bc[i].backward;
-    if (int(i) == head_block) e.per_sample[kLogits] = lg;
-    if (!accum) e.fixed[kGrads] = grads_after;
-    e.fixed[kDdp] = add(e.fixed[kDdp], ds_buckets);
-    add_event(e);
-  }
-  // The optimizer step: all gradients, states and the step's temporaries.
-  {
-    Event e = base;
-    e.phase = 2;
-    e.what = "optimizer step";
-    e.fixed[kGrads] = total_grads;
-    e.fixed[kDdp] = add(e.fixed[kDdp], ds_buckets);
-    e.fixed[kOptTemp] = oc.temporaries;
-    add_event(e);
-  }
+  events_ = training_events(step);
 
   // Per-block profile for multi-card cuts.
   const int64_t total_trainable_bytes = std::max<int64_t>(1, total_grads);
@@ -561,15 +538,40 @@ int64_t MemoryModel::reserved_for(int64_t p) const {
   return add(add(p, allocator_reserve(p, ov_.allocator_reserve_fraction)), ov_.cuda_context_bytes);
 }
 
+double MemoryModel::scaled_bytes(const Event& e, int64_t batch, const std::array<double, 15>& scale, int64_t extra) {
+  double bytes = double(extra);
+  for (int c = 0; c < kComponents; ++c)
+    bytes += scale[size_t(c)] * (double(e.fixed[size_t(c)]) + double(e.per_sample[size_t(c)]) * double(batch));
+  return bytes;
+}
+
 int64_t MemoryModel::peak_scaled(int64_t batch, const std::array<double, 15>& scale, int64_t extra) const {
   double best = 0;
-  for (const auto& e : events_) {
-    double bytes = double(extra);
-    for (int c = 0; c < kComponents; ++c)
-      bytes += scale[size_t(c)] * (double(e.fixed[size_t(c)]) + double(e.per_sample[size_t(c)]) * double(batch));
-    best = std::max(best, bytes);
-  }
+  for (const auto& e : events_) best = std::max(best, scaled_bytes(e, batch, scale, extra));
   return int64_t(std::ceil(best));
+}
+
+int64_t MemoryModel::largest_peak(int64_t capacity) const {
+  // reserved_for(p) >= p (context and reserve are never negative), so the answer is in [0, capacity].
+  if (capacity < 0 || reserved_for(0) > capacity) return -1;
+  int64_t lo = 0, hi = capacity;  // invariant: reserved_for(lo) <= capacity
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo + 1) / 2;
+    if (reserved_for(mid) <= capacity) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+int64_t MemoryModel::largest_batch(int64_t peak_limit, int64_t limit) const {
+  if (limit < 1) return 0;
+  int64_t best = limit;
+  for (const auto& e : events_) {
+    // fixed + b × per_sample <= peak_limit, for b = 1 first (written so nothing overflows).
+    if (e.fixed_total > peak_limit - e.per_sample_total) return 0;
+    if (e.per_sample_total > 0) best = std::min(best, (peak_limit - e.fixed_total) / e.per_sample_total);
+  }
+  return best;
 }
 
 MemoryPlan MemoryModel::at(int64_t batch) const {

@@ -92,7 +92,7 @@ class MemoryModel {
 
   static constexpr int kComponents = 15;
 
- private:
+  /// One moment of the step: bytes live then, per component, as fixed + batch × per_sample.
   struct Event {
     int phase = 0;  // index into phase_names_
     int block = -1;
@@ -101,6 +101,19 @@ class MemoryModel {
     std::array<int64_t, kComponents> per_sample{};
     int64_t fixed_total = 0, per_sample_total = 0;
   };
+  const std::vector<Event>& events() const { return events_; }
+  /// One event's bytes with each component scaled, plus `extra`: the term peak_scaled maximises.
+  static double scaled_bytes(const Event& e, int64_t batch, const std::array<double, 15>& scale, int64_t extra);
+
+  /// The largest peak a card of `capacity` bytes holds: the largest p >= 0 with
+  /// reserved_for(p) <= capacity, or -1 if not even an empty one (reserved_for is monotone).
+  int64_t largest_peak(int64_t capacity) const;
+  /// The largest batch in [1, limit] whose peak is at most `peak_limit`, or 0 if batch 1 exceeds
+  /// it. Closed form: the peak is max over events of fixed + batch × per_sample, so the answer is
+  /// the smallest floor((peak_limit − fixed) / per_sample) over the events (no search).
+  int64_t largest_batch(int64_t peak_limit, int64_t limit) const;
+
+ private:
   void add_event(Event e);
   const Event& peak_event(int64_t batch) const;
 

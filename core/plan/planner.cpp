@@ -1,5 +1,5 @@
 // make_plan: defaults resolved, the requested configuration, batch-1 summaries per mode, the card
-// table (exact largest batch by monotone search, borderline band, multi-card cuts), cost.
+// table (exact largest batch in closed form, borderline band, multi-card cuts), cost.
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -29,6 +29,20 @@ int64_t default_seq(const Model& m) {
 int64_t default_serve_seq(const Model& m, int64_t train_seq) {
   const int64_t want = m.parameter_count() >= kBillion ? 4096 : train_seq;
   return m.dims.max_positions > 0 ? std::min(want, m.dims.max_positions) : want;
+}
+
+// The largest peak p whose estimate × factor (rounded up, as the borderline band reads it) a card
+// of `cap` bytes still holds; monotone in p, so a search over [0, cap] finds it exactly.
+int64_t safe_peak(const MemoryModel& mm, int64_t cap, double factor) {
+  auto holds = [&](int64_t p) { return mm.reserved_for(int64_t(std::ceil(double(p) * factor))) <= cap; };
+  if (!holds(0)) return -1;
+  int64_t lo = 0, hi = cap;  // factor >= 1: nothing above cap holds
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo + 1) / 2;
+    if (holds(mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
 }
 
 std::string num(double x) {
@@ -152,6 +166,7 @@ Plan make_plan(const Model& m, const Options& options, const Catalog& cat) {
   p.requested = memory[int(options.mode)].at(options.batch);
 
   const double factor = p.borderline_factor;
+  std::array<std::optional<SplitSolver>, 4> solvers;  // built on first need, shared by the cards
   for (const auto& card : cat.cards) {
     CardRow row;
     row.card = &card;
@@ -159,14 +174,18 @@ Plan make_plan(const Model& m, const Options& options, const Catalog& cat) {
     for (Mode mode : all_modes) {
       const int mi = int(mode);
       const MemoryModel& mm = memory[size_t(mi)];
-      row.max_batch[mi] = largest_fitting([&](int64_t b) { return mm.reserved(b) <= cap; }, kMaxBatch);
+      // Closed form (tests/cpp/perf_test.cpp checks it against the monotone search): reserved_for
+      // is monotone, so reserved(b) <= cap exactly when peak(b) <= the largest peak the card holds,
+      // and the safe batch is the largest whose peak × factor (rounded up) still is. reserved(1) is
+      // evaluated as the search did, so an overflowing model fails the same way.
+      const int64_t fits_peak = mm.largest_peak(cap);
+      row.max_batch[mi] = mm.reserved(1) <= cap ? mm.largest_batch(fits_peak, kMaxBatch) : 0;
       if (row.max_batch[mi] > 0) {
-        row.safe_batch[mi] = largest_fitting(
-            [&](int64_t b) { return mm.reserved_for(int64_t(std::ceil(double(mm.peak(b)) * factor))) <= cap; },
-            row.max_batch[mi]);
+        row.safe_batch[mi] = mm.largest_batch(safe_peak(mm, cap, factor), row.max_batch[mi]);
         row.borderline[mi] = row.safe_batch[mi] == 0;  // holds batch 1 only within the model's error
       } else {
-        row.split[mi] = split_across_cards(mm, cap, std::max<int64_t>(1, options.cost_batch));
+        if (!solvers[size_t(mi)]) solvers[size_t(mi)].emplace(mm);
+        row.split[mi] = solvers[size_t(mi)]->split(cap, std::max<int64_t>(1, options.cost_batch));
       }
     }
     p.cards.push_back(std::move(row));

@@ -1,5 +1,5 @@
-// Pipeline cuts over the per-block memory profile, and ZeRO / tensor-parallel sharding over the
-// memory model's components.
+// Pipeline cuts over the per-block memory profile (prefix sums and a range maximum), and ZeRO
+// / tensor-parallel sharding over the memory model's components.
 #include "split.hpp"
 
 #include <algorithm>
@@ -10,54 +10,93 @@ namespace cardfit {
 namespace {
 // cuBLAS workspace per card (see memory.cpp).
 constexpr int64_t kWorkspace = int64_t(32) << 20;
+}  // namespace
 
-double sat_add(double a, double b) { return a + b; }
-
-// Peak of a pipeline stage holding blocks [first, last) with `mult` micro-batches in flight.
-double stage_peak(const std::vector<BlockMemory>& blocks, size_t first, size_t last, double mult) {
-  double state = 0, acts = 0, work = 0;
-  for (size_t i = first; i < last; ++i) {
-    state = sat_add(state, double(blocks[i].state));
-    acts = sat_add(acts, double(blocks[i].acts));
-    work = std::max(work, double(blocks[i].work) + double(blocks[i].work_fixed));
+StageProfile::StageProfile(const std::vector<BlockMemory>& blocks) : n_(blocks.size()) {
+  state_.assign(n_ + 1, 0);
+  acts_.assign(n_ + 1, 0);
+  std::vector<int64_t> work(n_);
+  for (size_t i = 0; i < n_; ++i) {
+    const BlockMemory& b = blocks[i];
+    state_[i + 1] = state_[i] + b.state;
+    acts_[i + 1] = acts_[i] + b.acts;
+    const __int128 w = __int128(b.work) + b.work_fixed;
+    work[i] = w > INT64_MAX ? INT64_MAX : w < INT64_MIN ? INT64_MIN : int64_t(w);
+    monotone_ = monotone_ && b.state >= 0 && b.acts >= 0;
   }
-  return state + mult * acts + work + double(kWorkspace);
+  work_max_.push_back(std::move(work));
+  for (size_t span = 2; span <= n_; span *= 2) {
+    const std::vector<int64_t>& prev = work_max_.back();
+    std::vector<int64_t> next(n_ - span + 1);
+    for (size_t i = 0; i + span <= n_; ++i) next[i] = std::max(prev[i], prev[i + span / 2]);
+    work_max_.push_back(std::move(next));
+  }
 }
 
-// Greedy: each stage takes as many blocks as fit under `limit`; returns the stage sizes, or empty
-// if `stages` stages cannot hold every block. Taking more blocks early never hurts later stages
-// (they get a suffix), so the greedy answer is feasible whenever any cut is.
-std::vector<int64_t> greedy(const std::vector<BlockMemory>& blocks, int64_t stages, int64_t micro, double limit) {
+__int128 StageProfile::peak(size_t first, size_t last, int64_t mult) const {
+  if (last <= first) return kWorkspace;  // no blocks
+  const size_t k = size_t(63 - __builtin_clzll(uint64_t(last - first)));  // 2^k <= blocks < 2^(k+1)
+  const int64_t work = std::max(work_max_[k][first], work_max_[k][last - (size_t(1) << k)]);
+  return (state_[last] - state_[first]) + __int128(mult) * (acts_[last] - acts_[first]) + std::max<int64_t>(0, work) +
+         kWorkspace;
+}
+
+bool StageProfile::some_block_exceeds(int64_t limit) const {
+  for (size_t i = 0; i < n_; ++i)
+    if (peak(i, i + 1, 1) > limit) return true;
+  return false;
+}
+
+std::vector<int64_t> StageProfile::greedy(int64_t stages, int64_t micro, double limit) const {
+  const bool exact_limit = limit >= 0 && limit < 9007199254740992.0;  // 2^53
+  const __int128 whole_limit = exact_limit ? __int128(std::floor(limit)) : 0;
   std::vector<int64_t> sizes;
   size_t first = 0;
-  for (int64_t k = 0; k < stages && first < blocks.size(); ++k) {
-    const double mult = double(std::min(stages - k, std::max<int64_t>(1, micro)));
-    size_t last = first;
-    while (last < blocks.size() && stage_peak(blocks, first, last + 1, mult) <= limit) ++last;
-    if (last == first) return {};
+  for (int64_t k = 0; k < stages && first < n_; ++k) {
+    const int64_t mult = std::min(stages - k, std::max<int64_t>(1, micro));
+    // The exact peak against the limit: below 2^53 bytes the double sums of the first
+    // implementation were exact, so this is its comparison (in integers while the limit is).
+    auto fits = [&](size_t last) {
+      return exact_limit ? peak(first, last, mult) <= whole_limit : double(peak(first, last, mult)) <= limit;
+    };
+    if (!fits(first + 1)) return {};
+    size_t last = first + 1;  // fits
+    if (monotone_) {
+      // Galloping, then bisection: the peak grows with the blocks taken.
+      size_t step = 1;
+      while (last + step <= n_ && fits(last + step)) {
+        last += step;
+        step *= 2;
+      }
+      size_t hi = std::min(n_ + 1, last + step);  // does not fit (or past the end)
+      while (hi - last > 1) {
+        const size_t mid = last + (hi - last) / 2;
+        (fits(mid) ? last : hi) = mid;
+      }
+    } else {
+      while (last < n_ && fits(last + 1)) ++last;
+    }
     sizes.push_back(int64_t(last - first));
     first = last;
   }
-  if (first < blocks.size()) return {};
+  if (first < n_) return {};
   return sizes;
 }
-}  // namespace
 
-double pipeline_stage_peak(const MemoryModel& memory, size_t first, size_t last, int64_t mult) {
-  return stage_peak(memory.blocks(), first, last, double(mult));
-}
-
-std::vector<int64_t> pipeline_cut(const MemoryModel& memory, int64_t stages, int64_t micro, int64_t limit,
+std::vector<int64_t> pipeline_cut(const StageProfile& profile, int64_t stages, int64_t micro, int64_t limit,
                                   int64_t* fullest) {
-  const auto& blocks = memory.blocks();
-  if (stages < 1 || blocks.empty()) return {};
-  std::vector<int64_t> best = greedy(blocks, stages, micro, double(limit));
+  if (stages < 1 || profile.size() == 0) return {};
+  std::vector<int64_t> best = profile.greedy(stages, micro, double(limit));
   if (best.empty()) return {};
-  // Balance: the smallest limit at which `stages` stages still hold everything.
+  // Balance: bisect the stage limit down to where the greedy cut stops holding every block. The
+  // probes are those of the first implementation (same doubles, same stopping rule), so the cut is
+  // its cut exactly. Not an optimum in general: stage k holds min(stages − k, micro) micro-batches,
+  // and the greedy front-loading can lose to a cut that leaves a block for a later, lighter stage
+  // (docs/performance.md, "Pipeline cut").
   double lo = 0, hi = double(limit);
   for (int it = 0; it < 48 && hi - lo > std::max(1.0, hi * 1e-6); ++it) {
     const double mid = (lo + hi) / 2;
-    std::vector<int64_t> cut = greedy(blocks, stages, micro, mid);
+    std::vector<int64_t> cut = profile.greedy(stages, micro, mid);
     if (!cut.empty()) {
       hi = mid;
       best = std::move(cut);
@@ -66,96 +105,145 @@ std::vector<int64_t> pipeline_cut(const MemoryModel& memory, int64_t stages, int
     }
   }
   if (fullest) {
-    double peak = 0;
+    __int128 peak = 0;
     size_t first = 0;
     for (size_t k = 0; k < best.size(); ++k) {
-      const double mult = double(std::min(int64_t(best.size()) - int64_t(k), std::max<int64_t>(1, micro)));
-      peak = std::max(peak, stage_peak(blocks, first, first + size_t(best[k]), mult));
+      const int64_t mult = std::min(int64_t(best.size()) - int64_t(k), std::max<int64_t>(1, micro));
+      peak = std::max(peak, profile.peak(first, first + size_t(best[k]), mult));
       first += size_t(best[k]);
     }
-    *fullest = int64_t(std::ceil(peak));
+    *fullest = int64_t(peak);
   }
   return best;
 }
 
-std::optional<Split> split_across_cards(const MemoryModel& memory, int64_t capacity, int64_t micro,
-                                        int64_t max_cards) {
+std::vector<int64_t> pipeline_cut(const MemoryModel& memory, int64_t stages, int64_t micro, int64_t limit,
+                                  int64_t* fullest) {
+  return pipeline_cut(StageProfile(memory.blocks()), stages, micro, limit, fullest);
+}
+
+double pipeline_stage_peak(const MemoryModel& memory, size_t first, size_t last, int64_t mult) {
+  return double(StageProfile(memory.blocks()).peak(first, last, mult));
+}
+
+SplitSolver::SplitSolver(const MemoryModel& memory) : memory_(memory), profile_(memory.blocks()) {
+  // ZeRO-3: the unit being run and the one prefetched, gathered in 16 bit.
+  int64_t a = 0, b = 0;
+  for (const auto& blk : memory.blocks()) {
+    if (blk.gathered > a) { b = a; a = blk.gathered; }
+    else if (blk.gathered > b) b = blk.gathered;
+  }
+  gathered_ = a + b;
+}
+
+std::array<double, MemoryModel::kComponents> SplitSolver::scales(int stage, int64_t n) const {
+  using M = MemoryModel;
+  std::array<double, M::kComponents> scale;
+  scale.fill(1.0);
+  const double inv = 1.0 / double(n);
+  if (memory_.mode() == Mode::serve) {
+    // Tensor parallelism: weights, KV cache and the working set split over n ranks.
+    scale[M::kWeightsC] = scale[M::kKvC] = scale[M::kSsmC] = scale[M::kWorkC] = inv;
+  } else {
+    scale[M::kDdpC] = 0;                                    // ZeRO replaces DDP's buckets
+    scale[M::kStatesC] = scale[M::kOptTempC] = inv;        // ZeRO-1
+    if (stage >= 2) scale[M::kGradsC] = inv;                 // ZeRO-2
+    if (stage >= 3) scale[M::kWeightsC] = scale[M::kAdaptersC] = scale[M::kCastC] = inv;  // ZeRO-3 / FSDP
+  }
+  return scale;
+}
+
+// The per-rank peak is max over events of extra + Σ scale × bytes, which peak_scaled evaluates
+// in double. Here each event is first bounded by A + B / n (its unscaled and its sharded bytes,
+// two operations), and the exact expression is evaluated only for the events within 1e-12 of the
+// largest bound: both roundings stay below 1e-14 relative, so no other event can hold the maximum
+// and the answer is bit for bit peak_scaled's.
+int64_t SplitSolver::sharded(int stage, int64_t n) {
+  const auto key = std::make_pair(stage, n);
+  if (auto it = sharded_.find(key); it != sharded_.end()) return it->second;
+  const auto scale = scales(stage, n);
+  const int64_t extra = stage >= 3 ? gathered_ : 0;
+  auto& terms = split_terms_[stage];
+  const auto& events = memory_.events();
+  if (terms.empty()) {
+    const auto unit = scales(stage, 2);  // which components are scaled: 1 / 2 marks them
+    terms.reserve(events.size());
+    for (const auto& e : events) {
+      __int128 a = 0, b = 0;
+      for (int c = 0; c < MemoryModel::kComponents; ++c) {
+        const __int128 bytes = __int128(e.fixed[size_t(c)]) + e.per_sample[size_t(c)];
+        if (unit[size_t(c)] == 1.0) a += bytes;
+        else if (unit[size_t(c)] != 0.0) b += bytes;
+      }
+      terms.emplace_back(double(a), double(b));
+    }
+  }
+  const double inv = 1.0 / double(n);
+  double bound = 0;
+  for (const auto& [a, b] : terms) bound = std::max(bound, double(extra) + a + inv * b);
+  const double floor = bound - (bound * 1e-12 + 1.0);
+  double best = 0;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const auto& [a, b] = terms[i];
+    if (double(extra) + a + inv * b >= floor) best = std::max(best, MemoryModel::scaled_bytes(events[i], 1, scale, extra));
+  }
+  const int64_t peak = int64_t(std::ceil(best));
+  sharded_.emplace(key, peak);
+  return peak;
+}
+
+std::optional<Split> SplitSolver::split(int64_t capacity, int64_t micro, int64_t max_cards) {
+  const MemoryModel& memory = memory_;
   auto fits = [&](int64_t peak) { return memory.reserved_for(peak) <= capacity; };
   // The largest peak one card holds.
-  int64_t limit = 0;
-  {
-    int64_t lo = 0, hi = capacity;
-    while (lo < hi) {
-      const int64_t mid = lo + (hi - lo + 1) / 2;
-      fits(mid) ? lo = mid : hi = mid - 1;
-    }
-    limit = lo;
-  }
+  const int64_t limit = memory.largest_peak(capacity);
   if (limit <= 0) return std::nullopt;
   std::vector<SplitOption> options;
-  const int64_t nblocks = int64_t(memory.blocks().size());
+  const int64_t nblocks = int64_t(profile_.size());
 
-  // Pipeline: the fewest stages that hold every block, balanced.
-  for (int64_t p = 2; p <= std::min(max_cards, nblocks); ++p) {
-    int64_t fullest = 0;
-    std::vector<int64_t> cut = pipeline_cut(memory, p, micro, limit, &fullest);
-    if (cut.empty()) continue;
-    SplitOption o;
-    o.strategy = "pipeline";
-    o.cards = int64_t(cut.size());
-    o.stage_layers = std::move(cut);
-    o.per_card_bytes = memory.reserved_for(fullest);
-    // 1F1B: (m + p - 1) / m of the ideal time on p cards.
-    const double m = double(std::max<int64_t>(1, micro));
-    o.card_hours = memory.mode() == Mode::serve ? 1.0 : (m + double(o.cards) - 1) / m;
-    options.push_back(std::move(o));
-    break;
+  // Pipeline: the fewest stages that hold every block, balanced. Stage counts below the bound
+  // that the stages' peaks together must reach (each holds its blocks' state and activations at
+  // least once, and the workspace) cannot hold the model, nor can any count if one block alone
+  // exceeds the limit: both are skipped without changing the answer.
+  int64_t first_p = 2;
+  if (profile_.monotone() && limit > kWorkspace) {
+    const __int128 need = (profile_.state_and_acts() + (limit - kWorkspace) - 1) / (limit - kWorkspace);
+    first_p = int64_t(std::max<__int128>(2, std::min<__int128>(need, int64_t(1) << 40)));
+  }
+  if (nblocks > 0 && !(profile_.monotone() && profile_.some_block_exceeds(limit))) {
+    for (int64_t p = first_p; p <= std::min(max_cards, nblocks); ++p) {
+      int64_t fullest = 0;
+      std::vector<int64_t> cut = pipeline_cut(profile_, p, micro, limit, &fullest);
+      if (cut.empty()) continue;
+      SplitOption o;
+      o.strategy = "pipeline";
+      o.cards = int64_t(cut.size());
+      o.stage_layers = std::move(cut);
+      o.per_card_bytes = memory.reserved_for(fullest);
+      // 1F1B: (m + p - 1) / m of the ideal time on p cards.
+      const double m = double(std::max<int64_t>(1, micro));
+      o.card_hours = memory.mode() == Mode::serve ? 1.0 : (m + double(o.cards) - 1) / m;
+      options.push_back(std::move(o));
+      break;
+    }
   }
 
   // Sharding: the fewest ranks n whose per-rank peak fits.
-  using M = MemoryModel;
-  auto sharded = [&](const char* name, int stage, int64_t n) -> int64_t {
-    std::array<double, MemoryModel::kComponents> scale;
-    scale.fill(1.0);
-    int64_t extra = 0;
-    const double inv = 1.0 / double(n);
-    if (memory.mode() == Mode::serve) {
-      // Tensor parallelism: weights, KV cache and the working set split over n ranks.
-      scale[M::kWeightsC] = scale[M::kKvC] = scale[M::kSsmC] = scale[M::kWorkC] = inv;
-    } else {
-      scale[M::kDdpC] = 0;                                    // ZeRO replaces DDP's buckets
-      scale[M::kStatesC] = scale[M::kOptTempC] = inv;        // ZeRO-1
-      if (stage >= 2) scale[M::kGradsC] = inv;                 // ZeRO-2
-      if (stage >= 3) {                                        // ZeRO-3 / FSDP FULL_SHARD
-        scale[M::kWeightsC] = scale[M::kAdaptersC] = inv;
-        scale[M::kCastC] = inv;
-        // The unit being run and the one prefetched, gathered in 16 bit.
-        int64_t a = 0, b = 0;
-        for (const auto& blk : memory.blocks()) {
-          if (blk.gathered > a) { b = a; a = blk.gathered; }
-          else if (blk.gathered > b) b = blk.gathered;
-        }
-        extra = a + b;
-      }
-    }
-    (void)name;
-    return memory.peak_scaled(1, scale, extra);
-  };
   struct Strategy { const char* name; int stage; };
   const std::vector<Strategy> strategies = memory.mode() == Mode::serve
       ? std::vector<Strategy>{{"tensor", 0}}
       : std::vector<Strategy>{{"zero1", 1}, {"zero2", 2}, {"zero3", 3}};
   for (const auto& st : strategies) {
-    if (!fits(sharded(st.name, st.stage, max_cards))) continue;
+    if (!fits(sharded(st.stage, max_cards))) continue;
     int64_t lo = 2, hi = max_cards;  // smallest n that fits (per-rank peak falls with n)
     while (lo < hi) {
       const int64_t mid = lo + (hi - lo) / 2;
-      fits(sharded(st.name, st.stage, mid)) ? hi = mid : lo = mid + 1;
+      fits(sharded(st.stage, mid)) ? hi = mid : lo = mid + 1;
     }
     SplitOption o;
     o.strategy = st.name;
     o.cards = lo;
-    o.per_card_bytes = memory.reserved_for(sharded(st.name, st.stage, lo));
+    o.per_card_bytes = memory.reserved_for(sharded(st.stage, lo));
     o.card_hours = 1.0;
     options.push_back(std::move(o));
   }
@@ -182,6 +270,10 @@ std::optional<Split> split_across_cards(const MemoryModel& memory, int64_t capac
   s.alternatives = options;
   s.cheapest = cheapest->strategy;
   return s;
+}
+
+std::optional<Split> split_across_cards(const MemoryModel& memory, int64_t capacity, int64_t micro, int64_t max_cards) {
+  return SplitSolver(memory).split(capacity, micro, max_cards);
 }
 
 }  // namespace cardfit

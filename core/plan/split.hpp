@@ -3,21 +3,75 @@
 // tensor parallelism for serving. Each at its fewest cards; the cheapest (card-hours, then cards)
 // is chosen.
 #pragma once
+#include <map>
 #include <optional>
+#include <utility>
 
 #include "plan.hpp"
 
 namespace cardfit {
 
+/// The per-block profile a pipeline cut reads, as prefix sums and a range maximum: the peak of a
+/// stage is O(1), exact in integers.
+class StageProfile {
+ public:
+  explicit StageProfile(const std::vector<BlockMemory>& blocks);
+  size_t size() const { return n_; }
+  /// Peak bytes of a stage holding blocks [first, last) with `mult` micro-batches of activations in
+  /// flight: the blocks' state, `mult` × their activations, the largest working set, the cuBLAS
+  /// workspace (exact, in 128 bits).
+  __int128 peak(size_t first, size_t last, int64_t mult) const;
+  /// The greedy cut: each stage takes as many blocks as fit under `limit` (stage k of `stages`
+  /// holds min(stages − k, micro) micro-batches); empty if `stages` stages cannot hold every block.
+  /// O(stages × log blocks).
+  std::vector<int64_t> greedy(int64_t stages, int64_t micro, double limit) const;
+  /// Sum of every block's state and activations (a lower bound on the stages' peaks together).
+  __int128 state_and_acts() const { return state_.back() + acts_.back(); }
+  /// Whether a block alone (one micro-batch) exceeds `limit`: then no cut fits.
+  bool some_block_exceeds(int64_t limit) const;
+  /// Every block's state and activations are non-negative (what the bounds above assume).
+  bool monotone() const { return monotone_; }
+
+ private:
+  size_t n_ = 0;
+  std::vector<__int128> state_, acts_;         // prefix sums, size n + 1
+  std::vector<std::vector<int64_t>> work_max_;  // sparse table: max of work + work_fixed over 2^k blocks
+  bool monotone_ = true;                        // every term non-negative (stage peaks grow with blocks)
+};
+
 /// Pipeline stage sizes (blocks per stage, in order) minimising the fullest stage's peak, with
 /// `stages` stages; stage k of a 1F1B schedule holds min(stages − k, micro_batches) micro-batches
-/// of activations. Empty if no cut into `stages` fits `limit` peak bytes.
+/// of activations. Empty if no cut into `stages` fits `limit` peak bytes. The balance bisects the
+/// stage limit over the greedy cut (the first implementation's probes, so its cuts exactly).
+std::vector<int64_t> pipeline_cut(const StageProfile& profile, int64_t stages, int64_t micro_batches, int64_t limit,
+                                  int64_t* fullest = nullptr);
 std::vector<int64_t> pipeline_cut(const MemoryModel& memory, int64_t stages, int64_t micro_batches,
                                   int64_t limit, int64_t* fullest = nullptr);
 
 /// Peak bytes of one pipeline stage holding blocks [first, last) with `micro_batches_in_flight`
 /// micro-batches of activations: the blocks' state, their activations, the largest working set.
 double pipeline_stage_peak(const MemoryModel& memory, size_t first, size_t last, int64_t micro_batches_in_flight);
+
+/// The multi-card solver of one memory model, built once and asked per card: the stage profile and
+/// the sharded per-rank peaks (which depend on the rank count, not the card) are shared.
+class SplitSolver {
+ public:
+  explicit SplitSolver(const MemoryModel& memory);
+  /// The split over cards of `capacity` bytes, or nothing if even `max_cards` cards cannot hold it.
+  std::optional<Split> split(int64_t capacity, int64_t micro_batches, int64_t max_cards = 1024);
+
+ private:
+  // Per-rank peak (batch 1) of sharding strategy `stage` (0: tensor parallel) over n ranks.
+  int64_t sharded(int stage, int64_t n);
+  std::array<double, MemoryModel::kComponents> scales(int stage, int64_t n) const;
+
+  const MemoryModel& memory_;
+  StageProfile profile_;
+  int64_t gathered_ = 0;  // ZeRO-3: the two largest blocks' 16-bit parameters
+  std::map<std::pair<int, int64_t>, int64_t> sharded_;
+  // Per strategy, each event's batch-1 bytes of the unscaled and the 1/n-scaled components.
+  std::map<int, std::vector<std::pair<double, double>>> split_terms_;
+};
 
 /// The split of `memory` (batch 1) over cards of `capacity` bytes, or nothing if even `max_cards`
 /// cards cannot hold it. `micro_batches`: micro-batches per step for the pipeline schedule.

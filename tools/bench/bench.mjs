@@ -1,0 +1,175 @@
+#!/usr/bin/env node
+// tools/bench/bench.mjs: the benchmark of issue 9 (run it through scripts/bench). One run times the
+// same cases natively (the cardfit_bench executable) and in wasm (dist/cardfit.js under Node),
+// side by side, plus the CLI's JSON Lines throughput on one core, and prints the machine it ran on.
+// A benchmark, not a timed test: nothing here passes or fails on a number.
+//   node tools/bench/bench.mjs --native build/tools/bench/cardfit_bench [--runs N] [--max-layers N]
+//                              [--no-wasm] [--no-native] [--json]
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const require = createRequire(import.meta.url);
+
+const args = process.argv.slice(2);
+const flag = (name, fallback) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : fallback;
+};
+const RUNS = Number(flag('--runs', 11));
+const MAX_LAYERS = Number(flag('--max-layers', 33000));
+const NATIVE = flag('--native', path.join(root, 'build', 'tools', 'bench', 'cardfit_bench'));
+const WANT_WASM = !args.includes('--no-wasm');
+const WANT_NATIVE = !args.includes('--no-native');
+const WANT_STAGES = !args.includes('--no-stages');
+
+// The calls timed, in one place (tools/bench/bench_calls.hpp has the native pair): when the core
+// report and the on-request sections become separate calls, point these at them.
+const calls = {
+  full_plan: (api, config, options) => api.plan(config, options),
+  replan: (api, config, options) => api.plan(config, options),
+};
+
+// ---- The cases: texts written once, read by both halves -------------------------------------
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cardfit-bench-'));
+const golden = (name) => JSON.parse(fs.readFileSync(path.join(root, 'tests', 'golden', 'models', name), 'utf8')).config;
+const write = (name, config) => {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, JSON.stringify(config, null, 2));
+  return file;
+};
+const gemma = write('gemma-2-9b-it.json', golden('gemma-2-9b-it.json'));
+const deepseek = write('deepseek-v3.json', golden('deepseek-v3.json'));
+const llamaLayers = [1000, 8000, 33000].filter((n) => n <= MAX_LAYERS);
+const llama = Object.fromEntries(llamaLayers.map((n) => [n, write(`llama-${n}.json`, { ...golden('meta-llama-3-8b.json'), num_hidden_layers: n })]));
+const allGolden = fs.readdirSync(path.join(root, 'tests', 'golden', 'models')).filter((f) => f.endsWith('.json')).sort()
+  .map((f) => write(`golden-${f}`, golden(f)));
+
+const runsFor = (ms) => Math.max(1, Math.min(RUNS, ms)); // fewer runs for the slow cases
+const cases = [
+  { case: 'gemma-2-9b-it full plan', calls: 'plan', runs: RUNS, configs: [gemma], options: {} },
+  { case: 'gemma-2-9b-it re-plan (batch 2)', calls: 'replan', runs: RUNS, configs: [gemma], options: { batch: 2 } },
+  { case: 'DeepSeek-V3 full plan', calls: 'plan', runs: runsFor(5), configs: [deepseek], options: {} },
+  { case: 'DeepSeek-V3 re-plan (batch 2)', calls: 'replan', runs: runsFor(5), configs: [deepseek], options: { batch: 2 } },
+  ...llamaLayers.map((n) => ({ case: `llama ${n} layers full plan`, calls: 'plan', runs: runsFor(n >= 8000 ? 3 : 5), configs: [llama[n]], options: {} })),
+  { case: `all ${allGolden.length} golden configs`, calls: 'configs', runs: runsFor(3), configs: allGolden, options: {} },
+];
+// Native only: where one handle() spends its time, step by step.
+const stageCases = [
+  { case: 'gemma-2-9b-it', calls: 'stages', runs: RUNS, configs: [gemma], options: {} },
+  { case: 'DeepSeek-V3', calls: 'stages', runs: runsFor(5), configs: [deepseek], options: {} },
+  ...llamaLayers.map((n) => ({ case: `llama ${n} layers`, calls: 'stages', runs: runsFor(n >= 8000 ? 1 : 3), configs: [llama[n]], options: {} })),
+];
+const casesFile = path.join(dir, 'cases.json');
+fs.writeFileSync(casesFile, JSON.stringify(WANT_STAGES ? [...cases, ...stageCases] : cases));
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+// ---- Native --------------------------------------------------------------------------------
+const native = {};
+if (WANT_NATIVE) {
+  if (!fs.existsSync(NATIVE)) throw new Error(`${NATIVE} is missing: scripts/bench builds it (CARDFIT_BUILD_TOOLS=ON)`);
+  const out = execFileSync(NATIVE, [casesFile], { encoding: 'utf8', maxBuffer: 1 << 30 });
+  for (const line of out.trim().split('\n')) {
+    const r = JSON.parse(line);
+    native[r.case] = r;
+  }
+}
+
+// ---- Wasm under Node -------------------------------------------------------------------------
+const wasm = {};
+if (WANT_WASM) {
+  const { createCardfit } = require(path.join(root, 'dist', 'cardfit.js'));
+  const api = await createCardfit();
+  for (const c of cases) {
+    const texts = c.configs.map((f) => fs.readFileSync(f, 'utf8'));
+    if (c.calls === 'replan') calls.full_plan(api, texts[0], {});
+    const ms = [], cpu = [];
+    let bytes = 0;
+    for (let r = 0; r < c.runs; r++) {
+      const t0 = performance.now(), c0 = process.cpuUsage();
+      for (const text of texts) {
+        const report = c.calls === 'replan' ? calls.replan(api, text, c.options) : calls.full_plan(api, text, c.options);
+        if (!report.ok) throw new Error(`${c.case}: ${JSON.stringify(report.error)}`);
+        if (r === 0) bytes = Math.max(bytes, Buffer.byteLength(JSON.stringify(report)));
+      }
+      ms.push(performance.now() - t0);
+      const c1 = process.cpuUsage(c0);
+      cpu.push((c1.user + c1.system) / 1000);
+    }
+    wasm[c.case] = { median_ms: median(ms), min_ms: Math.min(...ms), median_cpu_ms: median(cpu), bytes, runs: c.runs };
+  }
+}
+
+// ---- The CLI, JSON Lines, on one core ------------------------------------------------------------
+let cli = null;
+if (WANT_WASM) {
+  const taskset = spawnSync('taskset', ['--version']).status === 0;
+  const cliArgs = [path.join(root, 'scripts', 'cardfit'), '--json', ...allGolden];
+  const seconds = [];
+  let lines = 0;
+  for (let r = 0; r < runsFor(3); r++) {
+    const t0 = performance.now();
+    const p = taskset ? spawnSync('taskset', ['-c', '0', process.execPath, ...cliArgs], { encoding: 'utf8', maxBuffer: 1 << 30 })
+                      : spawnSync(process.execPath, cliArgs, { encoding: 'utf8', maxBuffer: 1 << 30 });
+    seconds.push((performance.now() - t0) / 1000);
+    if (p.status === null) throw new Error('scripts/cardfit was killed');
+    lines = p.stdout.trim().split('\n').length;
+    if (p.status !== 0) throw new Error(`scripts/cardfit failed: ${p.stderr.slice(0, 400)}`);
+  }
+  cli = { configs: lines, median_s: median(seconds), per_s: lines / median(seconds), pinned: taskset };
+}
+
+// ---- The machine ---------------------------------------------------------------------------------
+const sh = (cmd, a) => {
+  const p = spawnSync(cmd, a, { encoding: 'utf8', cwd: root });
+  return p.status === 0 ? (p.stdout || p.stderr).trim().split('\n')[0] : 'unavailable';
+};
+const dirty = sh('git', ['status', '--porcelain', '--untracked-files=no']) !== 'unavailable' &&
+  spawnSync('git', ['status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8', cwd: root }).stdout.trim() !== '';
+const machine = {
+  cpu: os.cpus()[0]?.model ?? 'unknown',
+  cores: os.cpus().length,
+  load: os.loadavg().map((x) => x.toFixed(1)).join(' '),
+  node: process.version,
+  emcc: sh('emcc', ['--version']),
+  commit: sh('git', ['rev-parse', '--short', 'HEAD']) + (dirty ? ' (with uncommitted changes)' : ''),
+  date: new Date().toISOString(),
+};
+
+const stages = stageCases.map((c) => native[c.case]).filter(Boolean);
+if (args.includes('--json')) {
+  console.log(JSON.stringify({ machine, cases: cases.map((c) => ({ case: c.case, native: native[c.case], wasm: wasm[c.case] })), cli, stages }));
+} else {
+  const fmt = (x) => (x < 10 ? x.toFixed(2) : x.toFixed(0));
+  const ms = (r) => (r ? `${fmt(r.median_ms)} (cpu ${fmt(r.median_cpu_ms)})` : '–');
+  const kb = (r) => (r ? (r.bytes / 1024).toFixed(0) + ' KB' : '–');
+  console.log(`machine: ${machine.cpu}, ${machine.cores} cores (load ${machine.load}); node ${machine.node}; ${machine.emcc}`);
+  console.log(`commit: ${machine.commit}; ${machine.date}; median of up to ${RUNS} runs per case`);
+  console.log('');
+  console.log('| case | native ms (wall, cpu) | wasm ms (wall, cpu) | runs | report |');
+  console.log('|---|---:|---:|---:|---:|');
+  for (const c of cases) {
+    const n = native[c.case], w = wasm[c.case];
+    console.log(`| ${c.case} | ${ms(n)} | ${ms(w)} | ${c.runs} | ${kb(n || w)} |`);
+  }
+  if (cli) console.log(`| CLI --json, ${cli.configs} golden configs${cli.pinned ? ', one core (taskset -c 0)' : ''} | | ${cli.per_s.toFixed(1)} configs/s | | |`);
+  if (native[cases.at(-1).case]) {
+    const n = native[cases.at(-1).case];
+    console.log(`| native handle(), same configs | ${(n.configs / (n.median_ms / 1000)).toFixed(1)} configs/s (cpu ${(n.configs / (n.median_cpu_ms / 1000)).toFixed(1)}) | | | |`);
+  }
+  if (stages.length) {
+    const names = ['parse', 'trace', 'catalog', 'plan', 'checks', 'report_json', 'markdown', 'dump', 'free_json'];
+    console.log('');
+    console.log('Native handle(), ms per step (wall, median):');
+    console.log('');
+    console.log(`| config | ${names.join(' | ')} |`);
+    console.log(`|---|${names.map(() => '---:').join('|')}|`);
+    for (const s of stages) console.log(`| ${s.case} | ${names.map((n) => fmt(s.stages[n] ?? 0)).join(' | ')} |`);
+  }
+}
+fs.rmSync(dir, { recursive: true, force: true });
