@@ -33,12 +33,13 @@ void attention_block(ModelBuilder& b, const AttentionSpec& s) {
     LinearSpec l{.bias = s.fused_bias, .transposed = s.transposed, .role = Role::attention};
     b.linear(p + s.fused_qkv, s.hidden, q_out + k_out + v_out, l);
   } else {
-    b.linear(p + s.q, s.hidden, q_out, {.bias = s.q_bias, .role = Role::attention});
-    b.linear(p + s.k, s.hidden, k_out, {.bias = s.k_bias, .role = Role::attention});
-    b.linear(p + s.v, s.hidden, v_out, {.bias = s.v_bias, .role = Role::attention});
+    // An output gate doubles the q projection: per head [query | gate] (Qwen3-Next's q_proj).
+    b.linear(p + s.q, s.hidden, s.output_gate ? 2 * q_out : q_out, {.bias = s.q_bias, .role = Role::attention});
+    if (!s.kv_shared) b.linear(p + s.k, s.hidden, k_out, {.bias = s.k_bias, .role = Role::attention});
+    if (!s.kv_shared && !s.k_eq_v) b.linear(p + s.v, s.hidden, v_out, {.bias = s.v_bias, .role = Role::attention});
   }
   if (!s.q_norm.empty()) qk_norm(b, s, p + s.q_norm, s.heads, q_out);
-  if (!s.k_norm.empty()) qk_norm(b, s, p + s.k_norm, s.kv_heads, k_out);
+  if (!s.k_norm.empty() && !s.kv_shared) qk_norm(b, s, p + s.k_norm, s.kv_heads, k_out);
   AttentionGeom g;
   g.heads = s.heads;
   g.kv_heads = s.kv_heads;
@@ -48,7 +49,15 @@ void attention_block(ModelBuilder& b, const AttentionSpec& s) {
   g.causal = s.causal;
   g.cross = s.cross;
   g.alibi = s.alibi;
+  if (s.output_gate || s.kv_shared || s.k_eq_v)
+    g.qkv_features = (s.output_gate ? 2 * q_out : q_out) + (s.kv_shared ? 0 : k_out) + (s.kv_shared || s.k_eq_v ? 0 : v_out);
+  g.sinks = !s.sinks.empty();
   b.attention(p + s.core, g, s.heads * v_dim);
+  // A kv-shared layer reads the cache of the last earlier layer of its type: it holds none itself.
+  if (s.kv_shared) b.model().blocks.back().nodes.back().attn.cache_dim = 0;
+  if (!s.sinks.empty())  // the sink logits join each head's softmax; the attention node owns them
+    b.model().blocks.back().nodes.back().params += b.tensor(p + s.sinks, {s.heads}, Role::attention);
+  if (s.output_gate) b.activation(p + "output_gate", s.heads * v_dim, "sigmoid_gate");
   LinearSpec o{.bias = s.o_bias, .transposed = s.transposed, .role = Role::attention};
   b.linear(p + s.o, s.heads * v_dim, s.hidden, o);
 }

@@ -57,6 +57,18 @@ const std::vector<Family>& family_registry() {
       {"nemotron", families::nemotron},
       {"baichuan", families::baichuan},
       {"qwen", families::qwen},
+      {"gpt_oss", families::gpt_oss},
+      {"qwen3_next", families::qwen3_next},
+      {"qwen3_5_text", families::qwen3_5_text},
+      {"qwen3_5_moe_text", families::qwen3_5_moe_text},
+      {"smollm3", families::smollm3},
+      {"glm4_moe", families::glm4_moe},
+      {"nemotron_h", families::nemotron_h},
+      {"gemma4_text", families::gemma4_text},
+      {"olmoe", families::olmoe},
+      {"seed_oss", families::seed_oss},
+      {"exaone4", families::exaone4},
+      {"llama4_text", families::llama4_text},
   };
   return list;
 }

@@ -27,10 +27,10 @@ std::vector<std::string> shape_errors(const Model& m) {
           const AttentionGeom& g = n.attn;
           if (g.kv_heads <= 0 || g.heads % g.kv_heads != 0)
             fail("kv heads " + num(g.kv_heads) + " do not divide heads " + num(g.heads));
-          if (!g.cross && produced > 0 && produced != g.heads * g.head_dim + g.kv_heads * (g.head_dim + g.v_head_dim) &&
+          const int64_t qkv = g.qkv_features ? g.qkv_features : g.heads * g.head_dim + g.kv_heads * (g.head_dim + g.v_head_dim);
+          if (!g.cross && produced > 0 && produced != qkv &&
               g.cache_dim == g.kv_heads * (g.head_dim + g.v_head_dim))
-            fail("q/k/v projections produce " + num(produced) + " features, attention needs " +
-                 num(g.heads * g.head_dim + g.kv_heads * (g.head_dim + g.v_head_dim)));
+            fail("q/k/v projections produce " + num(produced) + " features, attention needs " + num(qkv));
           produced = 0;
           break;
         }
