@@ -69,6 +69,7 @@ const std::vector<Family>& family_registry() {
       {"seed_oss", families::seed_oss},
       {"exaone4", families::exaone4},
       {"llama4_text", families::llama4_text},
+      {"ernie4_5", families::ernie4_5},
   };
   return list;
 }

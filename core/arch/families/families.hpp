@@ -27,6 +27,7 @@ Model olmoe(const Config& cfg);     // Mixtral-shaped MoE with OLMo 2 q/k norms
 Model seed_oss(const Config& cfg);  // Llama tensors with q/k/v, o and MLP bias switches
 Model exaone4(const Config& cfg);   // OLMo 2 layers, per-head q/k norms, hybrid sliding windows
 Model llama4_text(const Config& cfg);  // Llama 4 language model: stacked experts + shared expert
+Model ernie4_5(const Config& cfg);  // Llama tensors, one use_bias switch
 
 Model gpt_neox(const Config& cfg);
 Model gptj(const Config& cfg);
