@@ -11,6 +11,7 @@ const std::vector<Family>& family_registry() {
       {"gpt2", families::gpt2},
       {"llama", families::llama},
       {"mistral", families::llama},
+      {"ministral3", families::llama},
       {"qwen2", families::llama},
       {"gpt_neox", families::gpt_neox},
       {"gptj", families::gptj},
