@@ -80,6 +80,11 @@ TEST_CASE("the generic fallback refuses linear-attention, SSM, unknown layer typ
   const Error n = refusal(nested);
   CHECK(std::string(n.what()).find("text_config") != std::string::npos);
   CHECK(std::string(n.what()).find("vision_config") != std::string::npos);
+  CHECK(std::string(n.what()).find("paste the text_config alone") == std::string::npos);
+  // Qwen3.5's wrapper: its language model is traced, and the refusal says how to plan it.
+  nested["model_type"] = "qwen3_5";
+  nested["text_config"]["model_type"] = "qwen3_5_text";
+  CHECK(std::string(refusal(nested).what()).find("paste the text_config alone") != std::string::npos);
 }
 
 TEST_CASE("the generic fallback still traces a plain dense config, and ignores keys that say nothing") {

@@ -9,6 +9,7 @@
 
 #include "../../error.hpp"
 #include "../decoder.hpp"
+#include "../registry.hpp"
 #include "families.hpp"
 
 namespace cardfit::families {
@@ -60,11 +61,20 @@ Model generic_decoder(const Config& c) {
   if (!structure.empty()) {
     std::string keys;
     for (const auto& k : structure) keys += (keys.empty() ? "" : ", ") + k;
+    // A multimodal wrapper whose language model is traced: say so, it can be planned on its own.
+    std::string hint;
+    if (c.has_object("text_config")) {
+      const std::string text_type = c.child("text_config").string_or("model_type", "");
+      for (const auto& f : family_registry())
+        if (!text_type.empty() && f.model_type == text_type)
+          hint = " Its language model (text_config, model_type \"" + text_type + "\") is traced: paste the "
+                 "text_config alone to plan the language model without the other towers.";
+    }
     throw Error(ErrorCode::model_type_unknown,
                 "model_type \"" + type + "\" is not supported, and its config carries structure a generic "
                 "Llama-shaped decoder would not count (experts, linear-attention or state-space mixers, "
                 "unknown layer types or sub-configs): " + keys + ". Planning it as a dense decoder would "
-                "give a wrong parameter count, so cardfit refuses it.",
+                "give a wrong parameter count, so cardfit refuses it." + hint,
                 "$." + structure.front().substr(0, structure.front().find(' ')));
   }
   std::string missing;
