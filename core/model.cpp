@@ -158,6 +158,8 @@ void derive_dims(Model& m) {
   d.experts = experts;
   d.experts_per_token = experts > 0 ? active : 0;
   d.sliding_window = window;
+}
+
 namespace {
 void put(std::string& key, int64_t v) {
   char raw[sizeof v];

@@ -87,6 +87,9 @@ struct AttentionGeom {
   bool cross = false;       // encoder-decoder cross attention (cache sized by the source length)
   int64_t cache_dim = 0;    // elements cached per token for K and V together (MLA: latent + rope dims)
   bool alibi = false;       // ALiBi: a per-head linear bias on the scores, no position tensor
+  int64_t qkv_features = 0; // what the q/k/v projections make when not q + k + v (Qwen3-Next's output
+                            // gate adds q's width; Gemma 4's k_eq_v drops v's); 0 = q + k + v
+  bool sinks = false;       // a learned sink logit per head joins the softmax (gpt-oss)
 };
 
 /// Which tokens a block runs over: the text sequence, or the tokens of each image (a vision tower
@@ -108,6 +111,11 @@ struct Node {
   int64_t active = 1;     // MoE: experts each token goes through (FLOPs and activations scale by it)
   bool lora = false;      // a default LoRA target (every linear but the head)
   AttentionGeom attn;     // op == attention only
+  // Recurrent mixers (gated delta net, Mamba-2): the state each sequence keeps between decode steps
+  // instead of a KV cache, in elements; set on the mixer's scan node only.
+  int64_t conv_state = 0;        // the causal conv's last inputs, in the activation dtype
+  int64_t recurrent_state = 0;   // the scan's state
+  int recurrent_state_bytes = 0; // bytes per element of recurrent_state; 0 = the activation dtype
   int64_t tokens_per_image = 0;  // vision blocks: tokens per image of this node's output where it
                                  // differs from its block's (CLIP's patch conv: the patches without the
                                  // class token; an op on a pooled token: 1); 0 = the block's

@@ -65,17 +65,22 @@ void attention_block(ModelBuilder& b, const AttentionSpec& s) {
     q = k = v = b.cursor();
   } else {
     b.read(x);
-    b.linear(p + s.q, s.hidden, q_out, {.bias = s.q_bias, .role = Role::attention});
-    q = b.cursor();
-    b.read(kv_x);
-    b.linear(p + s.k, s.hidden, k_out, {.bias = s.k_bias, .role = Role::attention});
-    k = b.cursor();
-    b.read(kv_x);
-    b.linear(p + s.v, s.hidden, v_out, {.bias = s.v_bias, .role = Role::attention});
-    v = b.cursor();
+    // An output gate doubles the q projection: per head [query | gate] (Qwen3-Next's q_proj).
+    b.linear(p + s.q, s.hidden, s.output_gate ? 2 * q_out : q_out, {.bias = s.q_bias, .role = Role::attention});
+    q = k = v = b.cursor();
+    if (!s.kv_shared) {  // a kv-shared layer attends over an earlier layer's cached keys and values
+      b.read(kv_x);
+      b.linear(p + s.k, s.hidden, k_out, {.bias = s.k_bias, .role = Role::attention});
+      k = v = b.cursor();
+      if (!s.k_eq_v) {  // k_eq_v: the values are the k projection's output
+        b.read(kv_x);
+        b.linear(p + s.v, s.hidden, v_out, {.bias = s.v_bias, .role = Role::attention});
+        v = b.cursor();
+      }
+    }
   }
   if (!s.q_norm.empty()) q = qk_norm(b, s, p + s.q_norm, s.heads, q_out, q);
-  if (!s.k_norm.empty()) k = qk_norm(b, s, p + s.k_norm, s.kv_heads, k_out, k);
+  if (!s.k_norm.empty() && !s.kv_shared) k = qk_norm(b, s, p + s.k_norm, s.kv_heads, k_out, k);
   AttentionGeom g;
   g.heads = s.heads;
   g.kv_heads = s.kv_heads;
@@ -85,8 +90,21 @@ void attention_block(ModelBuilder& b, const AttentionSpec& s) {
   g.causal = s.causal;
   g.cross = s.cross;
   g.alibi = s.alibi;
-  b.reads({q, k, v});
+  if (s.output_gate || s.kv_shared || s.k_eq_v)
+    g.qkv_features = (s.output_gate ? 2 * q_out : q_out) + (s.kv_shared ? 0 : k_out) + (s.kv_shared || s.k_eq_v ? 0 : v_out);
+  g.sinks = !s.sinks.empty();
+  if (s.kv_shared) b.reads({q});
+  else if (s.k_eq_v) b.reads({q, k});
+  else b.reads({q, k, v});
   b.attention(p + s.core, g, checked_mul(s.heads, v_dim, "the attention output width"));
+  // A kv-shared layer reads the cache of the last earlier layer of its type: it holds none itself.
+  if (s.kv_shared) b.model().blocks.back().nodes.back().attn.cache_dim = 0;
+  if (!s.sinks.empty())  // the sink logits join each head's softmax; the attention node owns them
+    b.model().blocks.back().nodes.back().params += b.tensor(p + s.sinks, {s.heads}, Role::attention);
+  if (s.output_gate) {  // attention output * sigmoid(gate), the gate from q_proj's second half
+    b.reads({b.cursor(), q});
+    b.activation(p + "output_gate", s.heads * v_dim, "sigmoid_gate");
+  }
   LinearSpec o{.bias = s.o_bias, .transposed = s.transposed, .role = Role::attention};
   b.linear(p + s.o, checked_mul(s.heads, v_dim, "the attention output width"), s.hidden, o);
 }

@@ -31,6 +31,13 @@ struct AttentionSpec {
   // LayerNormPerHead); kHeadsByDim, one [heads, head_dim] weight (Cohere's use_qk_norm).
   enum QkNormStorage { kShared, kPerHeadModules, kHeadsByDim };
   QkNormStorage qk_norm_storage = kShared;
+  std::string sinks;           // non-empty: a learned sink logit per head, "{prefix}.{sinks}" [heads],
+                               // owned by the attention node (gpt-oss "sinks")
+  bool output_gate = false;    // q projection also makes a per-head gate: q_proj out = 2 * heads * head_dim,
+                               // attention output * sigmoid(gate) before o_proj (Qwen3-Next / Qwen3.5)
+  bool kv_shared = false;      // no k/v projections or k norm: the layer attends over an earlier layer's
+                               // keys and values and holds no cache of its own (Gemma 4 num_kv_shared_layers)
+  bool k_eq_v = false;         // no v projection: values are the k projection's output (Gemma 4 attention_k_eq_v)
 };
 /// q/k/v (or fused) projections, optional q/k norms, the attention op, the output projection.
 void attention_block(ModelBuilder& b, const AttentionSpec& spec);

@@ -11,6 +11,7 @@ const std::vector<Family>& family_registry() {
       {"gpt2", families::gpt2},
       {"llama", families::llama},
       {"mistral", families::llama},
+      {"ministral3", families::llama},
       {"qwen2", families::llama},
       {"gpt_neox", families::gpt_neox},
       {"gptj", families::gptj},
@@ -57,6 +58,19 @@ const std::vector<Family>& family_registry() {
       {"nemotron", families::nemotron},
       {"baichuan", families::baichuan},
       {"qwen", families::qwen},
+      {"gpt_oss", families::gpt_oss},
+      {"qwen3_next", families::qwen3_next},
+      {"qwen3_5_text", families::qwen3_5_text},
+      {"qwen3_5_moe_text", families::qwen3_5_moe_text},
+      {"smollm3", families::smollm3},
+      {"glm4_moe", families::glm4_moe},
+      {"nemotron_h", families::nemotron_h},
+      {"gemma4_text", families::gemma4_text},
+      {"olmoe", families::olmoe},
+      {"seed_oss", families::seed_oss},
+      {"exaone4", families::exaone4},
+      {"llama4_text", families::llama4_text},
+      {"ernie4_5", families::ernie4_5},
   };
   return list;
 }

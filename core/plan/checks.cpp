@@ -41,7 +41,8 @@ std::vector<std::string> shape_errors(const Model& m) {
             expect(1, g.kv_heads * g.head_dim, 0, "the key");
             expect(2, g.kv_heads * g.v_head_dim, 0, "the value");
           } else if (standard && !n.inputs.empty() && !g.cross) {
-            expect(0, g.heads * g.head_dim + g.kv_heads * (g.head_dim + g.v_head_dim), 0, "the fused q/k/v");
+            const int64_t qkv = g.qkv_features ? g.qkv_features : g.heads * g.head_dim + g.kv_heads * (g.head_dim + g.v_head_dim);
+            expect(0, qkv, 0, "the fused q/k/v");
           }
           break;
         }

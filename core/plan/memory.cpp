@@ -3,6 +3,7 @@
 // live bytes are resident state + what autograd keeps + what is in flight; the peak is the
 // largest. Formulas and sources: docs/memory-model.md.
 #include "memory.hpp"
+#include "recurrent_state.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -279,7 +280,9 @@ MemoryModel::MemoryModel(const Model& m, const Options& opt, Mode mode, int64_t 
     // activation dtype (transformers' MambaCache / HybridMambaAttentionDynamicCache allocate them
     // in the model's dtype; kv_dtype does not apply to them).
     const Dims& d = m.dims;
-    const int64_t ssm = mul(mul(d.ssm_layers, d.ssm_inner), mul(d.ssm_state + d.ssm_conv_kernel, s.compute));
+    // Gated delta net / Mamba-2 nodes carry their own state sizes and dtypes (recurrent_state.hpp).
+    const int64_t ssm = add(mul(mul(d.ssm_layers, d.ssm_inner), mul(d.ssm_state + d.ssm_conv_kernel, s.compute)),
+                            recurrent_state_bytes(m, s.compute));
     // Prefill: the widest block's transient tensors, then the last token's logits (16-bit and
     // the fp32 copy generate() takes). A vision tower runs first, over batch × images × its
     // tokens per image, and its transients are freed before the language model runs.

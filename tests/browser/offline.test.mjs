@@ -9,7 +9,7 @@ import { mkdtempSync, copyFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { launch, context, openPage, waitForText, readText, root, T } from './helpers.mjs';
+import { launch, context, openPage, waitForText, readText, root, T, examples } from './helpers.mjs';
 
 const qwen3b = readText('web/examples/Qwen2.5-3B.json');
 let browser, ctx, dir;
@@ -56,7 +56,8 @@ test('the DOM as "Save page as…" writes it (after a plan, in compare view) sta
   await page.close();
   const again = await openPage(ctx, pathToFileURL(saved).href);
   await waitForText(again, '#params-total', '124,439,808');
-  assert.equal(await again.locator('#example option').count(), 9, 'the picker is not doubled');
+  // One option per example in web/examples/examples.json, plus the picker's own first entry.
+  assert.equal(await again.locator('#example option').count(), examples.length + 1, 'the picker is not doubled');
   assert.equal(await again.locator('#opt-card option').count(), 16, 'the card list is not doubled');
   assert.equal(await again.locator('#source-a .source').count(), 1);
   await pasteAndCount(again);

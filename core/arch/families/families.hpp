@@ -15,6 +15,19 @@ Model deepseek(const Config& cfg);  // deepseek_v2, deepseek_v3 (MLA + MoE)
 Model dbrx(const Config& cfg);
 Model jamba(const Config& cfg);     // attention/Mamba hybrid with MoE
 Model mamba(const Config& cfg);     // pure state-space model
+Model gpt_oss(const Config& cfg);   // MoE with biased stacked experts, attention sinks
+Model qwen3_next(const Config& cfg);    // gated delta net + gated attention, MoE
+Model qwen3_5_text(const Config& cfg);  // the Qwen3.5 language model (dense), split delta-net projections
+Model qwen3_5_moe_text(const Config& cfg);  // the Qwen3.5-MoE language model: fused stored experts
+Model smollm3(const Config& cfg);   // Llama tensors, NoPE layers
+Model glm4_moe(const Config& cfg);  // GQA + MoE with shared expert and routing-bias buffer
+Model nemotron_h(const Config& cfg);  // Mamba-2 / attention / MLP / MoE blocks
+Model gemma4_text(const Config& cfg);  // Gemma 4 language model: per-layer embeddings, KV sharing
+Model olmoe(const Config& cfg);     // Mixtral-shaped MoE with OLMo 2 q/k norms
+Model seed_oss(const Config& cfg);  // Llama tensors with q/k/v, o and MLP bias switches
+Model exaone4(const Config& cfg);   // OLMo 2 layers, per-head q/k norms, hybrid sliding windows
+Model llama4_text(const Config& cfg);  // Llama 4 language model: stacked experts + shared expert
+Model ernie4_5(const Config& cfg);  // Llama tensors, one use_bias switch
 
 Model gpt_neox(const Config& cfg);
 Model gptj(const Config& cfg);

@@ -1,5 +1,7 @@
 // Llama (transformers models/llama/modeling_llama.py) and the configs that share its tensors:
-// Mistral (no biases, sliding window) and Qwen2 (q/k/v biases, sliding window on upper layers).
+// Mistral (no biases, sliding window), Ministral 3 (models/ministral3: Mistral's modules; the text model
+// of mistral3 checkpoints; Ministral3Config head_dim=128) and Qwen2 (q/k/v biases, sliding window on
+// upper layers).
 #include "../decoder.hpp"
 #include "families.hpp"
 
@@ -15,6 +17,7 @@ struct Variant {
 Variant variant_of(const std::string& type, const Config& c) {
   if (type == "qwen2") return {true, false, 32768};
   if (type == "mistral") return {false, false, 4096 * 32};
+  if (type == "ministral3") return {false, false, 262144};
   // LlamaConfig: attention_bias=False applies to q, k, v and o.
   return {c.boolean_or("attention_bias", false), false, 2048};
 }
@@ -23,7 +26,7 @@ Variant variant_of(const std::string& type, const Config& c) {
 // and then only layers >= max_window_layers.
 int64_t layer_window(const std::string& type, const Config& c, int64_t window, int layer) {
   if (window == 0) return 0;
-  if (type == "mistral") return window;
+  if (type == "mistral" || type == "ministral3") return window;
   if (type == "qwen2") {
     if (!c.boolean_or("use_sliding_window", false)) return 0;
     return layer >= c.count_or({"max_window_layers"}, 28) ? window : 0;
@@ -35,8 +38,9 @@ int64_t layer_window(const std::string& type, const Config& c, int64_t window, i
 Model llama(const Config& c) {
   const std::string type = c.string_or("model_type", "llama");
   const Variant v = variant_of(type, c);
-  const DecoderShape d = read_decoder_shape(c, {.tie_word_embeddings = v.tie_default,
-                                                .max_positions = v.max_positions_default});
+  DecoderShape d = read_decoder_shape(c, {.tie_word_embeddings = v.tie_default,
+                                          .max_positions = v.max_positions_default});
+  if (type == "ministral3" && !c.has("head_dim")) d.head_dim = 128;
   const bool o_bias = type == "llama" && c.boolean_or("attention_bias", false);
   const bool mlp_bias = type == "llama" && c.boolean_or("mlp_bias", false);
   const std::string act = c.string_or("hidden_act", "silu");
