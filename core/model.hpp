@@ -44,12 +44,16 @@ struct AttentionGeom {
   bool cross = false;       // encoder-decoder cross attention (cache sized by the source length)
   int64_t cache_dim = 0;    // elements cached per token for K and V together (MLA: latent + rope dims)
   bool alibi = false;       // ALiBi: a per-head linear bias on the scores, no position tensor
+  int64_t context = 0;      // cross attention over a fixed number of encoder tokens (Whisper: the
+                            // 1500 frames of a 30 s window); 0 = the source sequence (seq)
 };
 
 /// Which tokens a block runs over: the text sequence, or the tokens of each image (a vision tower
 /// and the projector that maps its features into the text sequence). The planner sizes a text
 /// block by the sequence and a vision block by images per sample × its tokens per image.
-enum class Domain { text, vision };
+/// Audio: the encoder of a speech model that pads every sample to one fixed window (Whisper:
+/// 30 s, 1500 frames after its conv front end); its blocks run tokens_per_image tokens per sample.
+enum class Domain { text, vision, audio };
 const char* domain_name(Domain domain);
 
 struct Node {
@@ -66,6 +70,9 @@ struct Node {
   int64_t tokens_per_image = 0;  // vision blocks: tokens per image of this node's output where it
                                  // differs from its block's (CLIP's patch conv: the patches without the
                                  // class token; an op on a pooled token: 1); 0 = the block's
+                                 // (audio blocks: tokens per sample of this node's output)
+  int64_t tokens_scale = 1;      // text blocks: this node's output spans tokens_scale × the block's
+                                 // tokens (wav2vec2's conv front end runs 2^k frames per encoder frame)
 };
 
 struct Block {

@@ -57,6 +57,16 @@ const std::vector<Family>& family_registry() {
       {"nemotron", families::nemotron},
       {"baichuan", families::baichuan},
       {"qwen", families::qwen},
+      {"xlm-roberta", families::bert},
+      {"deberta-v2", families::deberta_v2},
+      {"modernbert", families::modernbert},
+      {"mpnet", families::mpnet},
+      {"electra", families::electra},
+      {"vit", families::vit},
+      {"clip", families::clip},
+      {"siglip", families::clip},
+      {"wav2vec2", families::wav2vec2},
+      {"whisper", families::whisper},
   };
   return list;
 }

@@ -40,8 +40,9 @@ std::vector<std::string> shape_errors(const Model& m) {
           produced = 0;
           break;
         case Op::linear:
+          // A conv (detail "conv1d") reads channels × kernel per output frame.
           if (prev && (prev->op == Op::attention || prev->op == Op::activation || prev->op == Op::gated_activation) &&
-              prev->out != n.in && n.active == prev->active)
+              prev->out != n.in && n.active == prev->active && n.detail != "conv1d")
             fail("expects " + num(n.in) + " features, gets " + num(prev->out));
           produced += n.out;
           break;
@@ -51,6 +52,10 @@ std::vector<std::string> shape_errors(const Model& m) {
           produced = 0;
           break;
         case Op::norm:
+          // A norm over exactly what the projections made consumes it (SigLIP's pooling head:
+          // out_proj → layernorm → fc1); q/k norms read one part of them and do not.
+          if (produced > 0 && n.in == produced) produced = 0;
+          break;
         case Op::router:
           break;
         default:
