@@ -67,6 +67,7 @@ const std::vector<Family>& family_registry() {
       {"siglip", families::clip},
       {"wav2vec2", families::wav2vec2},
       {"whisper", families::whisper},
+      {"qwen2_5_vl", families::qwen2_5_vl},
   };
   return list;
 }

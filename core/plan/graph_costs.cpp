@@ -169,7 +169,10 @@ namespace {
 // Average number of keys a query attends to over a sequence of `seq` tokens.
 double attended_span(const AttentionGeom& g, int64_t seq) {
   const double s = double(seq);
-  if (!g.causal || g.cross) return s;
+  if (g.cross) return s;
+  // A bidirectional window (ModernBERT's local layers, Qwen2.5-VL's windowed vision blocks): each
+  // token attends to at most `window` tokens.
+  if (!g.causal) return g.window > 0 ? std::min(s, double(g.window)) : s;
   if (g.window > 0 && g.window < seq) {
     const double w = double(g.window);
     return (w * (w + 1) / 2 + (s - w) * w) / s;  // ramp up to the window, then constant

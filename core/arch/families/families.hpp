@@ -55,5 +55,6 @@ Model vit(const Config& cfg);
 Model clip(const Config& cfg);       // clip, siglip (contrastive text + vision towers)
 Model wav2vec2(const Config& cfg);
 Model whisper(const Config& cfg);
+Model qwen2_5_vl(const Config& cfg); // windowed vision tower + Qwen2 text
 
 }  // namespace cardfit::families

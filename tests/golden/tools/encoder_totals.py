@@ -76,8 +76,17 @@ def whisper_large_v3_turbo():  # WhisperForConditionalGeneration, proj_out tied
     dec = V * d + 448 * d + 4 * (2 * attn + 3 * ln(d) + lin(d, F) + lin(F, d)) + ln(d)
     return enc + dec
 
+def qwen2_5_vl_7b():  # Qwen2_5_VLForConditionalGeneration: visual.* + Qwen2 text (untied)
+    V, H, I, L, kv = 152064, 3584, 18944, 28, 4 * 128
+    text = 2 * V * H + L * (lin(H, H) + 2 * lin(H, kv) + lin(H, H, False) + 3 * H * I + 2 * H) + H
+    h, vi, depth = 1280, 3420, 32
+    patch = h * 3 * 2 * 14 * 14  # Conv3d, no bias
+    block = 2 * h + lin(h, 3 * h) + lin(h, h) + 2 * lin(h, vi) + lin(vi, h)  # RMSNorms, qkv, proj, gated MLP
+    merger = h + lin(4 * h, 4 * h) + lin(4 * h, H)
+    return text + patch + depth * block + merger
+
 if __name__ == "__main__":
     for f in [xlm_roberta_base, electra_small_discriminator, mpnet_base, deberta_v3_base, modernbert_base,
               vit_base_in21k, clip_vit_base_patch32, siglip_base_patch16_224, wav2vec2_base_960h,
-              whisper_large_v3_turbo]:
+              whisper_large_v3_turbo, qwen2_5_vl_7b]:
         print(f"{f.__name__:32s} {f():>15,}")

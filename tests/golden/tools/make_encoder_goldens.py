@@ -6,7 +6,8 @@ TR = ("Transcribed on " + D + " from the published config.json (keys and values 
       "no network here, so not byte-for-byte re-downloaded).")
 COUNTS = {"xlm-roberta-base": 205, "electra-small-discriminator": 203, "mpnet-base": 203, "deberta-v3-base": 209,
           "modernbert-base": 138, "vit-base-patch16-224-in21k": 200, "clip-vit-base-patch32": 398,
-          "siglip-base-patch16-224": 408, "wav2vec2-base-960h": 213, "whisper-large-v3-turbo": 588}
+          "siglip-base-patch16-224": 408, "wav2vec2-base-960h": 213, "whisper-large-v3-turbo": 588,
+          "qwen2.5-vl-7b-instruct": 729}
 def g(fname, name, config, total, tsrc, tensors, buffers=0, csrc_note=TR):
     out = {"name": name, "model_type": config["model_type"],
            "config_source": f"https://huggingface.co/{name}/blob/main/config.json. {csrc_note}",
@@ -190,3 +191,27 @@ g("whisper-large-v3-turbo", "openai/whisper-large-v3-turbo", {
    ("model.encoder.embed_positions.weight", [1500, 1280]), ("model.encoder.layers.0.self_attn.k_proj.weight", [1280, 1280]),
    ("model.decoder.embed_positions.weight", [448, 1280]), ("model.decoder.layers.3.encoder_attn.q_proj.bias", [1280]),
    ("proj_out.weight", [51866, 1280])])
+
+g("qwen2.5-vl-7b-instruct", "Qwen/Qwen2.5-VL-7B-Instruct", {
+  "architectures": ["Qwen2_5_VLForConditionalGeneration"], "attention_dropout": 0.0, "bos_token_id": 151643,
+  "eos_token_id": 151645, "vision_start_token_id": 151652, "vision_end_token_id": 151653, "vision_token_id": 151654,
+  "image_token_id": 151655, "video_token_id": 151656, "hidden_act": "silu", "hidden_size": 3584,
+  "initializer_range": 0.02, "intermediate_size": 18944, "max_position_embeddings": 128000, "max_window_layers": 28,
+  "model_type": "qwen2_5_vl", "num_attention_heads": 28, "num_hidden_layers": 28, "num_key_value_heads": 4,
+  "rms_norm_eps": 1e-06, "rope_theta": 1000000.0, "sliding_window": 32768, "tie_word_embeddings": False,
+  "torch_dtype": "bfloat16", "transformers_version": "4.41.2", "use_cache": True, "use_sliding_window": False,
+  "vision_config": {"depth": 32, "hidden_act": "silu", "hidden_size": 1280, "intermediate_size": 3420,
+                    "num_heads": 16, "in_chans": 3, "out_hidden_size": 3584, "patch_size": 14,
+                    "spatial_merge_size": 2, "spatial_patch_size": 14, "window_size": 112,
+                    "fullatt_block_indexes": [7, 15, 23, 31], "tokens_per_second": 2, "temporal_patch_size": 2},
+  "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]}, "vocab_size": 152064},
+  T.qwen2_5_vl_7b(),
+  "8,292,166,656: the hub's count for Qwen/Qwen2.5-VL-7B-Instruct as recalled (8.29B; not re-read from the hub in this "
+  "session), recomputed with an independent Python calculation from modeling_qwen2_5_vl.py and modeling_qwen2.py: Qwen2 text "
+  "7,615,616,512 (as Qwen2.5-7B: untied lm_head) + visual: patch_embed.proj Conv3d [1280, 3, 2, 14, 14] without bias + 32 "
+  "blocks (RMSNorm norm1/norm2, qkv and proj with biases, gated MLP with biases) + merger (ln_q, mlp.0 [5120, 5120], mlp.2 "
+  "[3584, 5120], biases) = 676,550,144",
+  [("visual.patch_embed.proj.weight", [1280, 3, 2, 14, 14]), ("visual.blocks.0.attn.qkv.weight", [3840, 1280]),
+   ("visual.blocks.31.mlp.down_proj.bias", [1280]), ("visual.merger.mlp.0.weight", [5120, 5120]),
+   ("visual.merger.mlp.2.weight", [3584, 5120]), ("model.embed_tokens.weight", [152064, 3584]),
+   ("lm_head.weight", [152064, 3584])])
