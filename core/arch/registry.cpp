@@ -68,6 +68,7 @@ const std::vector<Family>& family_registry() {
       {"wav2vec2", families::wav2vec2},
       {"whisper", families::whisper},
       {"qwen2_5_vl", families::qwen2_5_vl},
+      {"qwen3_vl", families::qwen3_vl},
   };
   return list;
 }

@@ -56,5 +56,6 @@ Model clip(const Config& cfg);       // clip, siglip (contrastive text + vision 
 Model wav2vec2(const Config& cfg);
 Model whisper(const Config& cfg);
 Model qwen2_5_vl(const Config& cfg); // windowed vision tower + Qwen2 text
+Model qwen3_vl(const Config& cfg);   // vision tower with deepstack mergers + Qwen3 text
 
 }  // namespace cardfit::families

@@ -85,8 +85,19 @@ def qwen2_5_vl_7b():  # Qwen2_5_VLForConditionalGeneration: visual.* + Qwen2 tex
     merger = h + lin(4 * h, 4 * h) + lin(4 * h, H)
     return text + patch + depth * block + merger
 
+def qwen3_vl_8b():  # Qwen3VLForConditionalGeneration: model.visual.* + Qwen3 text (untied)
+    V, H, I, L, hd = 151936, 4096, 12288, 28 + 8, 128
+    attn = H * 32 * hd + 2 * H * 8 * hd + 32 * hd * H + 2 * hd  # q, k, v, o (no bias) + q_norm, k_norm
+    text = 2 * V * H + L * (attn + 3 * H * I + 2 * H) + H
+    h, vi, depth = 1152, 4304, 27
+    patch = h * 3 * 2 * 16 * 16 + h  # Conv3d with bias
+    block = 2 * ln(h) + lin(h, 3 * h) + lin(h, h) + lin(h, vi) + lin(vi, h)
+    merger = ln(h) + lin(4 * h, 4 * h) + lin(4 * h, H)
+    deepstack = 3 * (ln(4 * h) + lin(4 * h, 4 * h) + lin(4 * h, H))
+    return text + patch + 2304 * h + depth * block + merger + deepstack
+
 if __name__ == "__main__":
     for f in [xlm_roberta_base, electra_small_discriminator, mpnet_base, deberta_v3_base, modernbert_base,
               vit_base_in21k, clip_vit_base_patch32, siglip_base_patch16_224, wav2vec2_base_960h,
-              whisper_large_v3_turbo, qwen2_5_vl_7b]:
+              whisper_large_v3_turbo, qwen2_5_vl_7b, qwen3_vl_8b]:
         print(f"{f.__name__:32s} {f():>15,}")

@@ -7,7 +7,7 @@ TR = ("Transcribed on " + D + " from the published config.json (keys and values 
 COUNTS = {"xlm-roberta-base": 205, "electra-small-discriminator": 203, "mpnet-base": 203, "deberta-v3-base": 209,
           "modernbert-base": 138, "vit-base-patch16-224-in21k": 200, "clip-vit-base-patch32": 398,
           "siglip-base-patch16-224": 408, "wav2vec2-base-960h": 213, "whisper-large-v3-turbo": 588,
-          "qwen2.5-vl-7b-instruct": 729}
+          "qwen2.5-vl-7b-instruct": 729, "qwen3-vl-8b-instruct": 750}
 def g(fname, name, config, total, tsrc, tensors, buffers=0, csrc_note=TR):
     out = {"name": name, "model_type": config["model_type"],
            "config_source": f"https://huggingface.co/{name}/blob/main/config.json. {csrc_note}",
@@ -215,3 +215,30 @@ g("qwen2.5-vl-7b-instruct", "Qwen/Qwen2.5-VL-7B-Instruct", {
    ("visual.blocks.31.mlp.down_proj.bias", [1280]), ("visual.merger.mlp.0.weight", [5120, 5120]),
    ("visual.merger.mlp.2.weight", [3584, 5120]), ("model.embed_tokens.weight", [152064, 3584]),
    ("lm_head.weight", [152064, 3584])])
+
+g("qwen3-vl-8b-instruct", "Qwen/Qwen3-VL-8B-Instruct", {
+  "architectures": ["Qwen3VLForConditionalGeneration"], "image_token_id": 151655, "model_type": "qwen3_vl",
+  "text_config": {"attention_bias": False, "attention_dropout": 0.0, "bos_token_id": 151643, "dtype": "bfloat16",
+                  "eos_token_id": 151645, "head_dim": 128, "hidden_act": "silu", "hidden_size": 4096,
+                  "initializer_range": 0.02, "intermediate_size": 12288, "max_position_embeddings": 262144,
+                  "model_type": "qwen3_vl_text", "num_attention_heads": 32, "num_hidden_layers": 36,
+                  "num_key_value_heads": 8, "rms_norm_eps": 1e-06,
+                  "rope_scaling": {"mrope_interleaved": True, "mrope_section": [24, 20, 20], "rope_type": "default"},
+                  "rope_theta": 5000000, "use_cache": True, "vocab_size": 151936},
+  "tie_word_embeddings": False, "transformers_version": "4.57.0.dev0", "video_token_id": 151656,
+  "vision_config": {"deepstack_visual_indexes": [8, 16, 24], "depth": 27, "hidden_act": "gelu_pytorch_tanh",
+                    "hidden_size": 1152, "in_channels": 3, "initializer_range": 0.02, "intermediate_size": 4304,
+                    "model_type": "qwen3_vl", "num_heads": 16, "num_position_embeddings": 2304,
+                    "out_hidden_size": 4096, "patch_size": 16, "spatial_merge_size": 2, "temporal_patch_size": 2},
+  "vision_end_token_id": 151653, "vision_start_token_id": 151652},
+  T.qwen3_vl_8b(),
+  "Computed with an independent Python calculation from modeling_qwen3_vl.py and modeling_qwen3.py (the hub lists the model "
+  "as 8.77B; its exact total not re-read in this session): Qwen3 text 8,190,735,360 (as Qwen3-8B: untied lm_head, q_norm/"
+  "k_norm) + model.visual: patch_embed.proj Conv3d [1152, 3, 2, 16, 16] with bias + pos_embed [2304, 1152] + 27 blocks "
+  "(LayerNorms, qkv, proj, linear_fc1/fc2, biases) + merger (norm [1152], linear_fc1 [4608, 4608], linear_fc2 [4096, 4608]) "
+  "+ 3 deepstack mergers (norm [4608]) = 576,388,336",
+  [("model.visual.patch_embed.proj.weight", [1152, 3, 2, 16, 16]), ("model.visual.pos_embed.weight", [2304, 1152]),
+   ("model.visual.blocks.26.mlp.linear_fc2.weight", [1152, 4304]),
+   ("model.visual.deepstack_merger_list.2.norm.weight", [4608]), ("model.visual.merger.norm.weight", [1152]),
+   ("model.language_model.embed_tokens.weight", [151936, 4096]),
+   ("model.language_model.layers.0.self_attn.q_norm.weight", [128]), ("lm_head.weight", [151936, 4096])])
