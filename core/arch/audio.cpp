@@ -14,6 +14,7 @@ Node conv1d(ModelBuilder& b, const std::string& name, int64_t in, int64_t out, i
   n.name = name;
   n.op = Op::linear;
   n.detail = "conv1d";
+  n.linear = LinearKind::patch_conv;
   n.in = in / groups * kernel;
   n.out = out;
   n.params = b.tensor(name + ".weight", {out, in / groups, kernel}, role);
@@ -31,8 +32,9 @@ void audio_block(ModelBuilder& b, const std::string& name, const std::string& ki
 }
 }  // namespace
 
-void wav2vec2_front(ModelBuilder& b, const Wav2Vec2FrontSpec& s) {
+ValueId wav2vec2_front(ModelBuilder& b, const Wav2Vec2FrontSpec& s) {
   const std::string p = s.prefix.empty() ? "" : s.prefix + ".";
+  b.restart();  // the waveform: no stream before it
   b.block(p + "feature_extractor", "audio_front_end");
   const size_t n = s.dims.size();
   for (size_t i = 0; i < n; ++i) {
@@ -42,6 +44,7 @@ void wav2vec2_front(ModelBuilder& b, const Wav2Vec2FrontSpec& s) {
     const int64_t in = i == 0 ? 1 : s.dims[i - 1], out = s.dims[i];
     Node conv = conv1d(b, l + ".conv", in, out, s.kernels[i], 1, s.conv_bias, Role::other);
     conv.tokens_scale = scale;
+    if (i == 0) b.reads({});  // the raw waveform
     b.node(conv);
     if (s.norm == "layer" || (s.norm == "group" && i == 0)) {
       // GroupNorm(out, out) on layer 0 or LayerNorm(out) on each layer: a weight and a bias each.
@@ -53,14 +56,18 @@ void wav2vec2_front(ModelBuilder& b, const Wav2Vec2FrontSpec& s) {
   }
 
   const int64_t feat = s.dims.back();
+  const ValueId features = b.cursor();
+  b.set_stream(features);
   b.block(p + "feature_projection", "audio_projection");
   b.norm(p + "feature_projection.layer_norm", feat, NormKind::layernorm);
   b.linear(p + "feature_projection.projection", feat, s.hidden, {.bias = true, .role = Role::other});
+  b.set_stream(b.cursor());  // the projected frames: what the positional conv is added to
   if (s.masked_spec_embed) {
     Node m;  // a learned vector that replaces the masked frames (SpecAugment during training)
     m.name = p + "masked_spec_embed";
     m.op = Op::other;
     m.detail = "masked_spec_embed";
+    m.in = m.out = s.hidden;
     m.params = b.tensor(m.name, {s.hidden}, Role::other);
     b.node(m);
   }
@@ -69,6 +76,7 @@ void wav2vec2_front(ModelBuilder& b, const Wav2Vec2FrontSpec& s) {
   pos.name = pc;
   pos.op = Op::linear;
   pos.detail = "conv1d";
+  pos.linear = LinearKind::patch_conv;
   pos.in = s.hidden / s.pos_groups * s.pos_kernel;
   pos.out = s.hidden;
   pos.params = b.tensor(pc + ".weight_g", {1, 1, s.pos_kernel}, Role::position_embedding) +
@@ -77,14 +85,20 @@ void wav2vec2_front(ModelBuilder& b, const Wav2Vec2FrontSpec& s) {
   b.node(pos);
   b.activation(p + "encoder.pos_conv_embed.activation", s.hidden, "gelu");
   b.residual(p + "encoder.pos_conv_embed.residual", s.hidden);
-  if (!s.stable_layer_norm) b.norm(p + "encoder.layer_norm", s.hidden, NormKind::layernorm);
+  if (!s.stable_layer_norm) {
+    b.norm(p + "encoder.layer_norm", s.hidden, NormKind::layernorm);
+    b.set_stream(b.cursor());
+  }
+  return features;
 }
 
 void whisper_encoder(ModelBuilder& b, const WhisperEncoderSpec& s) {
   const std::string p = s.prefix + ".";
+  b.restart();  // log-mel features: no stream before them
   audio_block(b, p + "conv", "audio_front_end", -1, s.frames, s.hidden);
   Node c1 = conv1d(b, p + "conv1", s.mels, s.hidden, 3, 1, true, Role::other);
   c1.tokens_per_image = 2 * s.frames;  // conv1 keeps the 3000 mel frames; conv2 (stride 2) halves them
+  b.reads({});
   b.node(c1);
   b.activation(p + "conv1.act", s.hidden, s.act);
   b.model().blocks.back().nodes.back().tokens_per_image = 2 * s.frames;

@@ -31,7 +31,8 @@ struct Wav2Vec2FrontSpec {
 /// replaces masked frames) → encoder.pos_conv_embed.conv (weight_g [1, 1, k] and weight_v [hidden,
 /// hidden / groups, k]: torch weight_norm(dim=2) as the published checkpoints store it) → act → add
 /// → encoder.layer_norm (before the layers unless stable_layer_norm).
-void wav2vec2_front(ModelBuilder& b, const Wav2Vec2FrontSpec& spec);
+/// Returns the conv features (the value Wav2Vec2ForPreTraining's quantizer reads).
+ValueId wav2vec2_front(ModelBuilder& b, const Wav2Vec2FrontSpec& spec);
 
 struct WhisperEncoderSpec {
   std::string prefix;                    // "model.encoder"

@@ -49,6 +49,8 @@ void mlm_head(ModelBuilder& b, const MlmHeadSpec& s) {
     n.op = Op::head;
     n.in = s.width;
     n.out = s.vocab;
+    n.vocab_head = true;
+    if (!s.tied_to.empty()) n.tied_to = b.owner_of(s.tied_to);
     b.node(n);
   }
   if (!s.bias.empty()) b.model().blocks.back().nodes.back().params += b.tensor(s.bias, {s.vocab}, Role::head);

@@ -11,15 +11,19 @@ void qwen2_5_vision(ModelBuilder& b, const QwenVisionSpec& s) {
   const std::string p = s.prefix + ".";
   const int64_t n = s.patches_per_image;
   const LinearSpec l{.bias = true, .role = Role::vision};
+  b.restart();  // the tower starts from pixels
   vision_block(b, p + "patch_embed", "vision_embedding", n, s.hidden);
   Node patch;
   patch.name = p + "patch_embed.proj";
   patch.op = Op::linear;
   patch.detail = "patch_conv2d";  // a Conv3d with stride = kernel: not an nn.Linear
+  patch.linear = LinearKind::patch_conv;
   patch.in = s.channels * s.temporal_patch * s.patch * s.patch;
   patch.out = s.hidden;
   patch.params = b.tensor(patch.name + ".weight", {s.hidden, s.channels, s.temporal_patch, s.patch, s.patch}, Role::vision);
+  b.reads({});  // pixel values
   b.node(patch);
+  b.set_stream(b.cursor());
   for (int64_t i = 0; i < s.depth; ++i) {
     const std::string k = p + "blocks." + std::to_string(i);
     vision_block(b, k, "vision_layer", n, s.hidden);
@@ -51,9 +55,10 @@ void qwen2_5_vision(ModelBuilder& b, const QwenVisionSpec& s) {
 
 namespace {
 // A Qwen3-VL patch merger over merged tokens: norm (per patch, or after the 2x2 concat) → fc1 → GELU → fc2.
-void qwen3_merger(ModelBuilder& b, const QwenVisionSpec& s, const std::string& name, bool postshuffle) {
+void qwen3_merger(ModelBuilder& b, const QwenVisionSpec& s, const std::string& name, bool postshuffle, ValueId from) {
   const int64_t n = s.patches_per_image, merged = s.hidden * s.merge * s.merge;
   vision_block(b, name, "projector", n / (s.merge * s.merge), s.hidden);
+  b.read(from);
   b.norm(name + ".norm", postshuffle ? merged : s.hidden, NormKind::layernorm, Role::projector);
   if (!postshuffle) b.model().blocks.back().nodes.back().tokens_per_image = n;
   b.linear(name + ".linear_fc1", merged, merged, {.bias = true, .role = Role::projector});
@@ -66,17 +71,21 @@ void qwen3_vision(ModelBuilder& b, const QwenVisionSpec& s) {
   const std::string p = s.prefix + ".";
   const int64_t n = s.patches_per_image;
   const LinearSpec l{.bias = true, .role = Role::vision};
+  b.restart();  // the tower starts from pixels
   vision_block(b, p + "patch_embed", "vision_embedding", n, s.hidden);
   Node patch;
   patch.name = p + "patch_embed.proj";
   patch.op = Op::linear;
   patch.detail = "patch_conv2d";  // a Conv3d with stride = kernel: not an nn.Linear
+  patch.linear = LinearKind::patch_conv;
   patch.in = s.channels * s.temporal_patch * s.patch * s.patch;
   patch.out = s.hidden;
   patch.params = b.tensor(patch.name + ".weight", {s.hidden, s.channels, s.temporal_patch, s.patch, s.patch}, Role::vision) +
                  b.tensor(patch.name + ".bias", {s.hidden}, Role::vision);
+  b.reads({});  // pixel values
   b.node(patch);
   b.embedding(p + "pos_embed", s.position_table, s.hidden, Role::vision);
+  std::vector<ValueId> outputs;  // each block's output, for the deepstack mergers
   for (int64_t i = 0; i < s.depth; ++i) {
     const std::string k = p + "blocks." + std::to_string(i);
     vision_block(b, k, "vision_layer", n, s.hidden);
@@ -93,10 +102,12 @@ void qwen3_vision(ModelBuilder& b, const QwenVisionSpec& s) {
     mlp_block(b, {.prefix = k + ".mlp", .hidden = s.hidden, .intermediate = s.intermediate, .gated = false,
                   .bias = true, .act = s.act, .up = "linear_fc1", .down = "linear_fc2", .role = Role::vision});
     b.residual(k + ".residual_mlp", s.hidden);
+    outputs.push_back(b.stream());
   }
-  qwen3_merger(b, s, p + "merger", false);
+  const ValueId last = b.stream();
+  qwen3_merger(b, s, p + "merger", false, last);
   for (size_t i = 0; i < s.deepstack.size(); ++i)
-    qwen3_merger(b, s, p + "deepstack_merger_list." + std::to_string(i), true);
+    qwen3_merger(b, s, p + "deepstack_merger_list." + std::to_string(i), true, outputs[size_t(s.deepstack[i])]);
 }
 
 QwenVisionSpec read_qwen3_vision(const Config& v, int64_t text_hidden) {

@@ -15,6 +15,7 @@ void google_vit(ModelBuilder& b, const GoogleVitSpec& s) {
   const int64_t tokens = google_vit_tokens(s), patches = tokens - 1;
   const LinearSpec l{.bias = true, .role = Role::vision};
 
+  b.restart();  // the tower starts from pixels
   vision_block(b, p + "embeddings", "vision_embedding", tokens, s.hidden);
   Node cls;  // concatenated before the patches
   cls.name = p + "embeddings.cls_token";
@@ -24,16 +25,19 @@ void google_vit(ModelBuilder& b, const GoogleVitSpec& s) {
   cls.params = b.tensor(cls.name, {1, 1, s.hidden}, Role::vision);
   if (s.mask_token) cls.params += b.tensor(p + "embeddings.mask_token", {1, 1, s.hidden}, Role::vision);
   cls.tokens_per_image = 1;
+  b.reads({});
   b.node(cls);
   Node patch;  // a Conv2d with stride = kernel: one linear map per patch
   patch.name = p + "embeddings.patch_embeddings.projection";
   patch.op = Op::linear;
   patch.detail = "patch_conv2d";
+  patch.linear = LinearKind::patch_conv;
   patch.in = s.channels * s.patch_size * s.patch_size;
   patch.out = s.hidden;
   patch.tokens_per_image = patches;
   patch.params = b.tensor(patch.name + ".weight", {s.hidden, s.channels, s.patch_size, s.patch_size}, Role::vision) +
                  b.tensor(patch.name + ".bias", {s.hidden}, Role::vision);
+  b.reads({});  // pixel values
   b.node(patch);
   Node pos;  // a bare parameter [1, tokens, hidden] added to the embeddings
   pos.name = p + "embeddings.position_embeddings";
@@ -41,6 +45,7 @@ void google_vit(ModelBuilder& b, const GoogleVitSpec& s) {
   pos.in = pos.out = s.hidden;
   pos.params = b.tensor(pos.name, {1, tokens, s.hidden}, Role::vision);
   b.node(pos);
+  b.set_stream(b.cursor());  // [cls; patches] + positions: the stream
 
   for (int64_t i = 0; i < s.layers; ++i) {
     const std::string n = p + "encoder.layer." + std::to_string(i);
@@ -68,6 +73,7 @@ void google_vit(ModelBuilder& b, const GoogleVitSpec& s) {
 
 void text_tower(ModelBuilder& b, const TextTowerSpec& s) {
   const std::string p = s.prefix + ".";
+  b.restart();  // token ids
   b.block(p + "embeddings", "embedding");
   token_embedding(b, p + "embeddings.token_embedding", s.vocab, s.hidden);
   b.embedding(p + "embeddings.position_embedding", s.positions, s.hidden, Role::position_embedding);

@@ -20,6 +20,7 @@ void logit_param(ModelBuilder& b, const std::string& name, Shape shape) {
   n.op = Op::other;
   n.detail = "logit_scale";
   n.params = b.tensor(name, std::move(shape), Role::head);
+  b.reads({});
   b.node(n);
 }
 }  // namespace
@@ -55,14 +56,17 @@ Model clip(const Config& c) {
          std::to_string(t.positions) + " tokens).");
 
   text_tower(b, t);
+  const ValueId text_out = b.cursor();
   position_ids_buffer(b, c, "text_model.embeddings.position_ids", t.positions);
   vit_encoder(b, v);
+  const ValueId vision_out = b.cursor();
   position_ids_buffer(b, c, "vision_model.embeddings.position_ids", vit_tokens(v));
   b.block("heads", "final");
   if (siglip) {
     logit_param(b, "logit_scale", {1});
     logit_param(b, "logit_bias", {1});
   } else {
+    b.read(text_out);
     b.linear("text_projection", t.hidden, proj, {.bias = false, .lora = false, .role = Role::head});
     Node vp;  // reads the vision tower's pooled class token, not the text stream
     vp.name = "visual_projection";
@@ -70,6 +74,7 @@ Model clip(const Config& c) {
     vp.in = v.hidden;
     vp.out = proj;
     vp.params = b.tensor("visual_projection.weight", {proj, v.hidden}, Role::head, true);
+    b.read(vision_out);
     b.node(vp);
     logit_param(b, "logit_scale", {});
   }

@@ -89,21 +89,34 @@ Model deberta_v2(const Config& c) {
   if (type_vocab > 0) b.embedding("deberta.embeddings.token_type_embeddings", type_vocab, embed, Role::embedding);
   if (embed != hidden) b.linear("deberta.embeddings.embed_proj", embed, hidden, {.bias = false, .role = Role::embedding});
   b.norm("deberta.embeddings.LayerNorm", hidden, NormKind::layernorm);
+  b.set_stream(b.cursor());  // the normed embeddings enter the first layer
   position_ids_buffer(b, c, "deberta.embeddings.position_ids", positions);
+  const ValueId embedded = b.cursor();
+  ValueId rel = kNoValue;
 
   for (int i = 0; i < layers; ++i) {
     const std::string p = "deberta.encoder.layer." + std::to_string(i);
     b.block(p, "encoder_layer", i);
+    const ValueId stream = b.stream(), cursor = b.cursor();
     if (i == 0 && relative) {
-      // encoder.rel_embeddings (+ encoder.LayerNorm): read by every layer's disentangled attention.
+      // encoder.rel_embeddings (+ encoder.LayerNorm): a side input of every layer's disentangled
+      // attention, not part of the stream.
+      b.reads({});
       b.embedding("deberta.encoder.rel_embeddings", rel_rows, hidden, Role::position_embedding);
       if (has_part(norm_rel, "layer_norm")) b.norm("deberta.encoder.LayerNorm", hidden, NormKind::layernorm);
+      rel = b.cursor();
     }
     if (relative && !share_key) {
+      b.read(rel);
       // The relative positions' own projections (run on the rel_embeddings rows, not the tokens).
       if (has_part(pos_att, "c2p")) b.linear(p + ".attention.self.pos_key_proj", hidden, heads * head_dim, {.bias = true, .role = Role::attention});
-      if (has_part(pos_att, "p2c")) b.linear(p + ".attention.self.pos_query_proj", hidden, heads * head_dim, {.bias = true, .role = Role::attention});
+      if (has_part(pos_att, "p2c")) {
+        b.read(rel);
+        b.linear(p + ".attention.self.pos_query_proj", hidden, heads * head_dim, {.bias = true, .role = Role::attention});
+      }
     }
+    b.set_stream(stream);
+    b.read(cursor);
     residual_layer(b, {.prefix = p, .hidden = hidden, .norm = NormKind::layernorm, .post_norm = true,
                        .attn = {.prefix = p + ".attention", .hidden = hidden, .heads = heads, .kv_heads = heads,
                                 .head_dim = head_dim, .q_bias = true, .k_bias = true, .v_bias = true, .o_bias = true,
@@ -119,14 +132,17 @@ Model deberta_v2(const Config& c) {
       conv.name = "deberta.encoder.conv.conv";
       conv.op = Op::linear;  // channels / groups × kernel per output token (see audio.cpp conv1d)
       conv.detail = "conv1d";
+      conv.linear = LinearKind::patch_conv;
       conv.in = hidden / conv_groups * conv_kernel;
       conv.out = hidden;
       conv.params = b.tensor(conv.name + ".weight", {hidden, hidden / conv_groups, conv_kernel}, Role::other) +
                     b.tensor(conv.name + ".bias", {hidden}, Role::other);
+      b.read(embedded);  // ConvLayer reads the embeddings; its output is added to layer 0's
       b.node(conv);
       b.activation("deberta.encoder.conv.act", hidden, c.string_or("conv_act", "tanh"));
       b.residual("deberta.encoder.conv.residual", hidden);
       b.norm("deberta.encoder.conv.LayerNorm", hidden, NormKind::layernorm);
+      b.set_stream(b.cursor());
     }
   }
 

@@ -39,6 +39,7 @@ Model electra(const Config& c) {
   if (type_vocab > 0) b.embedding("electra.embeddings.token_type_embeddings", type_vocab, embed, Role::embedding);
   b.norm("electra.embeddings.LayerNorm", embed, NormKind::layernorm);
   if (embed != hidden) b.linear("electra.embeddings_project", embed, hidden, {.bias = true, .role = Role::embedding});
+  b.set_stream(b.cursor());  // the normed (and projected) embeddings enter the first layer
   position_ids_buffer(b, c, "electra.embeddings.position_ids", positions);
 
   for (int i = 0; i < layers; ++i) {

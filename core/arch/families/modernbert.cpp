@@ -46,6 +46,7 @@ Model modernbert(const Config& c) {
   b.block("model.embeddings", "embedding");
   token_embedding(b, "model.embeddings.tok_embeddings", vocab, hidden);
   b.norm("model.embeddings.norm", hidden, norm);
+  b.set_stream(b.cursor());
   for (int i = 0; i < layers; ++i) {
     const std::string p = "model.layers." + std::to_string(i);
     b.block(p, "encoder_layer", i);

@@ -41,6 +41,7 @@ Model mpnet(const Config& c) {
   token_embedding(b, base + "embeddings.word_embeddings", vocab, hidden);
   b.embedding(base + "embeddings.position_embeddings", positions, hidden, Role::position_embedding);
   b.norm(base + "embeddings.LayerNorm", hidden, NormKind::layernorm);
+  b.set_stream(b.cursor());  // the normed embeddings enter the first layer
   position_ids_buffer(b, c, base + "embeddings.position_ids", positions);
 
   for (int i = 0; i < layers; ++i) {

@@ -56,7 +56,7 @@ Model wav2vec2(const Config& c) {
                   .initializer_range = c.number_or("initializer_range", 0.02)};
   b.note("seq counts encoder frames: one per 320 waveform samples (20 ms at 16 kHz), 50 per second of audio.");
 
-  wav2vec2_front(b, f);
+  const ValueId features = wav2vec2_front(b, f);
   for (int i = 0; i < layers; ++i) {
     const std::string l = p + "encoder.layers." + std::to_string(i);
     b.block(l, "encoder_layer", i);
@@ -71,6 +71,7 @@ Model wav2vec2(const Config& c) {
   }
   b.block("heads", "final");
   if (f.stable_layer_norm) b.norm(p + "encoder.layer_norm", hidden, NormKind::layernorm);
+  const ValueId x = b.cursor();
   if (ends_with_text(arch, "ForCTC")) {
     head_linear(b, "lm_head", hidden, vocab);
   } else if (ends_with_text(arch, "ForPreTraining")) {
@@ -81,11 +82,14 @@ Model wav2vec2(const Config& c) {
     require(codevector % groups == 0, c, "codevector_dim", "codevector_dim must be divisible by num_codevector_groups.");
     head_linear(b, "project_hid", hidden, proj);
     // The Gumbel quantizer reads the conv features (not the encoder output): weight_proj → codevectors.
+    b.read(features);
     head_linear(b, "quantizer.weight_proj", f.dims.back(), groups * per_group);
     Node cv;
     cv.name = "quantizer.codevectors";
     cv.op = Op::other;
-    cv.detail = "codebook";
+    cv.detail = "codebook";  // Gumbel-softmax picks one codevector per group
+    cv.in = groups * per_group;
+    cv.out = codevector;
     cv.params = b.tensor(cv.name, {1, groups * per_group, codevector / groups}, Role::head);
     b.node(cv);
     head_linear(b, "project_q", codevector, proj);
@@ -94,10 +98,12 @@ Model wav2vec2(const Config& c) {
       Node w;
       w.name = "layer_weights";
       w.op = Op::other;
+      w.in = w.out = hidden;
       w.params = b.tensor("layer_weights", {layers + 1}, Role::head);
       b.node(w);
     }
     const int64_t proj = c.positive_or({"classifier_proj_size"}, 256);
+    b.read(x);
     head_linear(b, "projector", hidden, proj);
     head_linear(b, "classifier", proj, num_labels(c, 2));
   }

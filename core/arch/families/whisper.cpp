@@ -44,6 +44,9 @@ Model whisper(const Config& c) {
          " parameters' gradient and optimizer state).");
 
   whisper_encoder(b, enc);
+  const ValueId encoder_out = b.cursor();  // the encoder's layer_norm: what every cross-attention reads
+  b.sequence(Sequence::target);
+  b.restart();
   b.block("model.decoder.embeddings", "embedding");
   token_embedding(b, "model.decoder.embed_tokens", vocab, d);
   learned_positions(b, "model.decoder.embed_positions", target, d);
@@ -62,6 +65,7 @@ Model whisper(const Config& c) {
     spec.cross.prefix = l + ".encoder_attn";
     spec.cross.causal = false;
     spec.cross.cross = true;
+    spec.cross.kv_source = encoder_out;
     residual_layer(b, spec);
     // The cross-attention attends to (and caches K/V of) the encoder's frames, not the text.
     for (auto& n : b.model().blocks.back().nodes)

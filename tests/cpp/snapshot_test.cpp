@@ -1,0 +1,97 @@
+// The refactor guard: every golden model under several option sets must give the same numbers as
+// the snapshot taken before the dataflow-graph redesign (issue 9). The digest keeps every plan
+// number as a value (so a failure names the number that moved) and fingerprints the long lists
+// (tensors, graph nodes, curves). CARDFIT_UPDATE_SNAPSHOT=1 rewrites tests/golden/snapshot/ after
+// an intended change; the commit that does so must say which numbers moved and why.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <utility>
+
+#include "test_util.hpp"
+
+using nlohmann::json;
+
+namespace {
+// FNV-1a over a list's canonical text: a fingerprint for change detection, not security.
+std::string fingerprint(const json& items) {
+  uint64_t h = 1469598103934665603ull;
+  for (const char c : items.dump()) {
+    h ^= uint8_t(c);
+    h *= 1099511628211ull;
+  }
+  char out[17];
+  std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(h));
+  return out;
+}
+
+// The numbers of one report that the redesign must keep, whatever call they come from.
+json digest(const json& r) {
+  json tensors = json::array();
+  for (const auto& t : r["params"]["tensors"])
+    tensors.push_back({t["name"], t["shape"], t["tied_to"], t["role"], t["layer"]});
+  json nodes = json::array();
+  for (const auto& n : r["graph"]["nodes"])
+    nodes.push_back({n["name"], n["op"], n["detail"], n["out_shape"], n["params"], n["flops_per_token"],
+                     n["saved_bytes"], n.value("experts", json()), n.value("attention", json())});
+  json cards = json::object();
+  for (const auto& c : r["cards"])
+    cards[c["id"].get<std::string>()] = {c["capacity_bytes"], c["max_batch"], c["safe_batch"], c["borderline"],
+                                         fingerprint(c["split"]), c["usd_per_gpu_hr"]};
+  json assumptions = json::array();  // the values; the prose only as a fingerprint
+  for (const auto& a : r["assumptions"]) assumptions.push_back({a["id"], a["option"], a["value"], fingerprint(a["text"])});
+  json params = r["params"];
+  params.erase("tensors");
+  params["tensors"] = fingerprint(tensors);
+  params["buffers"] = fingerprint(params["buffers"]);
+  return {{"model", r["model"]}, {"params", params}, {"checkpoint", r["checkpoint"]},
+          {"graph_nodes", fingerprint(nodes)}, {"graph_node_count", nodes.size()}, {"plan", r["plan"]},
+          {"modes", r["modes"]}, {"cards", cards}, {"curves", fingerprint(r["curves"])}, {"cost", r["cost"]},
+          {"checks", r["checks"]}, {"assumptions", assumptions}};
+}
+
+const json kOptionSets = {
+    {"default", json::object()},
+    {"lora-ckpt", {{"mode", "lora"}, {"batch", 2}, {"grad_ckpt", true}}},
+    {"qlora-eager", {{"mode", "qlora"}, {"seq", 1024}, {"attention", "eager"}}},
+    {"serve-int4", {{"mode", "serve"}, {"batch", 4}, {"serve_dtype", "int4"}}},
+    {"fp16-8bit-accum", {{"precision", "fp16-mixed"}, {"optimizer", "adamw8bit"}, {"grad_accum", 4}, {"gpus", 2}}},
+};
+
+std::string snapshot_path(const std::string& set) {
+  return std::string(CARDFIT_GOLDEN_DIR) + "/../snapshot/" + set + ".json";
+}
+}  // namespace
+
+TEST_CASE("every plan number matches the snapshot taken before the dataflow redesign") {
+  const bool update = std::getenv("CARDFIT_UPDATE_SNAPSHOT") != nullptr;
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::directory_iterator(CARDFIT_GOLDEN_DIR)) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  for (const auto& [set, options] : kOptionSets.items()) {
+    json got = json::object();
+    for (const auto& f : files) {
+      const json golden = json::parse(read_text(f.string()));
+      const json report = plan(golden.at("config").dump(), options);
+      got[f.stem().string()] = report.value("ok", false) ? digest(report) : report;
+    }
+    if (update) {
+      std::filesystem::create_directories(std::filesystem::path(snapshot_path(set)).parent_path());
+      std::ofstream out(snapshot_path(set));  // one model per line: diffs stay readable
+      const char* sep = "{\n";
+      for (const auto& [model, d] : got.items()) out << std::exchange(sep, ",\n") << json(model).dump() << ":" << d.dump();
+      out << "\n}\n";
+      continue;
+    }
+    const json want = json::parse(read_text(snapshot_path(set)));
+    for (const auto& [model, expected] : want.items()) {
+      INFO(set << " / " << model);
+      REQUIRE(got.contains(model));
+      const json diff = json::diff(expected, got[model]);
+      INFO("differences (JSON patch from the snapshot): " << diff.dump().substr(0, 4000));
+      CHECK(diff.empty());
+    }
+  }
+}
