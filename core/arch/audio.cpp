@@ -35,7 +35,7 @@ void audio_block(ModelBuilder& b, const std::string& name, const std::string& ki
 ValueId wav2vec2_front(ModelBuilder& b, const Wav2Vec2FrontSpec& s) {
   const std::string p = s.prefix.empty() ? "" : s.prefix + ".";
   b.restart();  // the waveform: no stream before it
-  b.block(p + "feature_extractor", "audio_front_end");
+  b.block(p + "feature_extractor", "other");
   const size_t n = s.dims.size();
   for (size_t i = 0; i < n; ++i) {
     int64_t scale = 1;  // frames of this layer's output per encoder frame
@@ -58,7 +58,7 @@ ValueId wav2vec2_front(ModelBuilder& b, const Wav2Vec2FrontSpec& s) {
   const int64_t feat = s.dims.back();
   const ValueId features = b.cursor();
   b.set_stream(features);
-  b.block(p + "feature_projection", "audio_projection");
+  b.block(p + "feature_projection", "other");
   b.norm(p + "feature_projection.layer_norm", feat, NormKind::layernorm);
   b.linear(p + "feature_projection.projection", feat, s.hidden, {.bias = true, .role = Role::other});
   b.set_stream(b.cursor());  // the projected frames: what the positional conv is added to
@@ -95,7 +95,7 @@ ValueId wav2vec2_front(ModelBuilder& b, const Wav2Vec2FrontSpec& s) {
 void whisper_encoder(ModelBuilder& b, const WhisperEncoderSpec& s) {
   const std::string p = s.prefix + ".";
   b.restart();  // log-mel features: no stream before them
-  audio_block(b, p + "conv", "audio_front_end", -1, s.frames, s.hidden);
+  audio_block(b, p + "conv", "other", -1, s.frames, s.hidden);
   Node c1 = conv1d(b, p + "conv1", s.mels, s.hidden, 3, 1, true, Role::other);
   c1.tokens_per_image = 2 * s.frames;  // conv1 keeps the 3000 mel frames; conv2 (stride 2) halves them
   b.reads({});
@@ -117,7 +117,7 @@ void whisper_encoder(ModelBuilder& b, const WhisperEncoderSpec& s) {
                                .act = s.act, .up = "fc1", .down = "fc2"},
                        .mlp_norm = l + ".final_layer_norm"});
   }
-  audio_block(b, p + "final", "audio_final", -1, s.frames, s.hidden);
+  audio_block(b, p + "final", "other", -1, s.frames, s.hidden);
   b.norm(p + "layer_norm", s.hidden, NormKind::layernorm);
 }
 

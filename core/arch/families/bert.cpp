@@ -93,7 +93,7 @@ Model bert(const Config& c) {
                   .initializer_range = c.number_or("initializer_range", 0.02)};
   if (h.arch.empty() || ends_with(h.arch, "ForMaskedLM"))
     b.note(std::string("Head: the published pretraining checkpoint layout (") +
-           (roberta ? "*ForMaskedLM weights plus roberta.pooler" : "BertForPreTraining: pooler, "
+           (roberta ? (type == "roberta" ? "RobertaForMaskedLM" : "XLMRobertaForMaskedLM") + std::string(" weights plus roberta.pooler") : "BertForPreTraining: pooler, "
                       "cls.predictions and cls.seq_relationship") +
            "); a checkpoint saved by transformers' *ForMaskedLM lacks the pooler" +
            (roberta ? "" : " and cls.seq_relationship") + ".");
