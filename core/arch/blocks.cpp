@@ -105,9 +105,11 @@ void mlp_block(ModelBuilder& b, const MlpSpec& s) {
       b.reads({gate, b.cursor()});
     }
     b.gated_activation(p + "act", s.intermediate, s.act);
+    b.model().blocks.back().nodes.back().ffn_activation = true;
   } else {
     b.linear(p + s.up, s.hidden, s.intermediate, l);
     b.activation(p + "act", s.intermediate, s.act);
+    b.model().blocks.back().nodes.back().ffn_activation = true;
   }
   b.linear(p + s.down, s.intermediate, s.hidden, l);
 }
@@ -258,6 +260,7 @@ void fused_moe_block(ModelBuilder& b, const FusedMoeSpec& s) {
   act.op = Op::gated_activation;
   act.detail = s.act;
   act.act = act_kind(s.act);
+  act.ffn_activation = true;
   act.in = checked_mul(2, s.intermediate, "the fused gate/up width");
   act.out = s.intermediate;
   act.experts = s.experts;
