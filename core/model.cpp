@@ -29,7 +29,9 @@ int64_t numel(const Shape& shape) {
   return n;
 }
 
-const char* domain_name(Domain domain) { return domain == Domain::vision ? "vision" : "text"; }
+const char* domain_name(Domain domain) {
+  return domain == Domain::vision ? "vision" : domain == Domain::audio ? "audio" : "text";
+}
 
 const char* role_name(Role role) {
   switch (role) {

@@ -52,7 +52,8 @@ enum class LinearKind : uint8_t {
   module,      // an nn.Linear (or GPT-2's Conv1D): a LoRA target, quantized by QLoRA
   parameter,   // a bare nn.Parameter used in a matmul (fused experts, MHA in_proj, Gemma 3's
                // projector): neither adapted nor quantized
-  patch_conv,  // a vision tower's patch Conv2d: not quantized
+  patch_conv,  // a convolution (a vision tower's patch Conv2d, an audio front end's Conv1d): not
+               // quantized; it reads channels × kernel features per output position
 };
 
 /// What an activation's backward keeps (graph_costs.cpp), from the HF activation name.
@@ -90,12 +91,16 @@ struct AttentionGeom {
   int64_t qkv_features = 0; // what the q/k/v projections make when not q + k + v (Qwen3-Next's output
                             // gate adds q's width; Gemma 4's k_eq_v drops v's); 0 = q + k + v
   bool sinks = false;       // a learned sink logit per head joins the softmax (gpt-oss)
+  int64_t context = 0;      // cross attention over a fixed number of encoder tokens (Whisper: the
+                            // 1500 frames of a 30 s window); 0 = the source sequence (seq)
 };
 
 /// Which tokens a block runs over: the text sequence, or the tokens of each image (a vision tower
 /// and the projector that maps its features into the text sequence). The planner sizes a text
 /// block by the sequence and a vision block by images per sample × its tokens per image.
-enum class Domain { text, vision };
+/// Audio: the encoder of a speech model that pads every sample to one fixed window (Whisper:
+/// 30 s, 1500 frames after its conv front end); its blocks run tokens_per_image tokens per sample.
+enum class Domain { text, vision, audio };
 const char* domain_name(Domain domain);
 
 struct Node {
@@ -119,6 +124,9 @@ struct Node {
   int64_t tokens_per_image = 0;  // vision blocks: tokens per image of this node's output where it
                                  // differs from its block's (CLIP's patch conv: the patches without the
                                  // class token; an op on a pooled token: 1); 0 = the block's
+                                 // (audio blocks: tokens per sample of this node's output)
+  int64_t tokens_scale = 1;      // text blocks: this node's output spans tokens_scale × the block's
+                                 // tokens (wav2vec2's conv front end runs 2^k frames per encoder frame)
   // Typed attributes (each read by plan/ instead of names or positions):
   NormKind norm = NormKind::rmsnorm;        // op == norm
   QkNorm qk_norm = QkNorm::none;            // op == norm on a q or k projection

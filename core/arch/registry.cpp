@@ -71,6 +71,18 @@ const std::vector<Family>& family_registry() {
       {"exaone4", families::exaone4},
       {"llama4_text", families::llama4_text},
       {"ernie4_5", families::ernie4_5},
+      {"xlm-roberta", families::bert},
+      {"deberta-v2", families::deberta_v2},
+      {"modernbert", families::modernbert},
+      {"mpnet", families::mpnet},
+      {"electra", families::electra},
+      {"vit", families::vit},
+      {"clip", families::clip},
+      {"siglip", families::clip},
+      {"wav2vec2", families::wav2vec2},
+      {"whisper", families::whisper},
+      {"qwen2_5_vl", families::qwen2_5_vl},
+      {"qwen3_vl", families::qwen3_vl},
   };
   return list;
 }

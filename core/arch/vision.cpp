@@ -34,15 +34,16 @@ void vit_mlp(ModelBuilder& b, const std::string& prefix, int64_t hidden, int64_t
                 .act = act, .up = "fc1", .down = "fc2", .role = Role::vision});
 }
 
-// A block over the tokens of each image (Domain::vision) with its own stream width.
-void vision_block(ModelBuilder& b, std::string name, std::string kind, int64_t tokens_per_image, int64_t width) {
+}  // namespace
+
+void vision_block(ModelBuilder& b, std::string name, std::string kind, int64_t tokens_per_image, int64_t width,
+                  Domain domain) {
   b.block(std::move(name), std::move(kind), -1);
   Block& blk = b.model().blocks.back();
-  blk.domain = Domain::vision;
+  blk.domain = domain;
   blk.tokens_per_image = tokens_per_image;
   blk.width = width;
 }
-}  // namespace
 
 int64_t vit_patches(const VitSpec& s) {
   const int64_t side = s.image_size / s.patch_size;

@@ -28,6 +28,10 @@ struct VitSpec {
 /// Its blocks are Domain::vision: each image runs (image_size / patch_size)^2 patch tokens (+1
 /// class token for CLIP) through them, at the tower's own width.
 void vit_encoder(ModelBuilder& b, const VitSpec& spec);
+/// Starts a block over the tokens of each image (Domain::vision; Domain::audio: of each sample's
+/// fixed audio window) with its own stream width; layer -1 (not a decoder layer).
+void vision_block(ModelBuilder& b, std::string name, std::string kind, int64_t tokens_per_image, int64_t width,
+                  Domain domain = Domain::vision);
 /// Patch tokens per image: (image_size / patch_size)^2.
 int64_t vit_patches(const VitSpec& spec);
 /// Tokens per image through the encoder layers: the patches, plus CLIP's class token.

@@ -28,6 +28,9 @@ std::vector<std::string> shape_errors(const Model& m) {
         if (k >= n.inputs.size()) return;
         const int64_t got = width(k);
         if (got == want || got == alt || (from_projection(k) && got > want)) return;
+        // Towers reshape tokens into features: a patch merger (4 patches → one row), a conv over
+        // frames (channels × kernel).
+        if ((b.domain != Domain::text || n.linear == LinearKind::patch_conv) && got > 0 && want % got == 0) return;
         fail(std::string(what) + " expects " + num(want) + " features, gets " + num(got));
       };
       switch (n.op) {

@@ -110,6 +110,7 @@ int64_t images_per_sample(const Model& m, const Options& opt) {
 int64_t block_tokens(const Model& m, size_t block, int64_t seq, int64_t decoder_seq, int64_t images) {
   const Block& b = m.blocks[block];
   if (b.domain == Domain::vision) return checked_mul(images, b.tokens_per_image, "image tokens");
+  if (b.domain == Domain::audio) return b.tokens_per_image;  // one fixed window per sample
   return b.sequence == Sequence::target && decoder_seq > 0 ? decoder_seq : seq;
 }
 
@@ -117,13 +118,14 @@ int64_t node_tokens(const Model& m, size_t block, size_t node, int64_t seq, int6
   const Block& b = m.blocks[block];
   const Node& n = b.nodes[node];
   if (b.domain == Domain::vision && n.tokens_per_image > 0) return checked_mul(images, n.tokens_per_image, "image tokens");
-  return block_tokens(m, block, seq, decoder_seq, images);
+  if (b.domain == Domain::audio && n.tokens_per_image > 0) return n.tokens_per_image;
+  return checked_mul(block_tokens(m, block, seq, decoder_seq, images), std::max<int64_t>(1, n.tokens_scale), "tokens");
 }
 
 int64_t attention_context(const Model& m, size_t block, const Node& n, int64_t seq, int64_t decoder_seq) {
-  if (n.attn.cross) return seq;
+  if (n.attn.cross) return n.attn.context > 0 ? n.attn.context : seq;
   const Block& b = m.blocks[block];
-  if (b.domain == Domain::vision) return b.tokens_per_image;
+  if (b.domain != Domain::text) return b.tokens_per_image;
   return block_tokens(m, block, seq, decoder_seq, 0);
 }
 
@@ -143,7 +145,7 @@ std::vector<char> recorded_blocks(const Model& m, const Options& opt, Mode mode,
     for (const auto& n : b.nodes)
       if ((mode == Mode::full && n.params > 0) || (lora && is_lora_target(n, opt)) || is_saved_module(n, opt))
         vision_grad = true;
-    out[bi] = vision_grad && images > 0 && b.tokens_per_image > 0;
+    out[bi] = vision_grad && (images > 0 || b.domain == Domain::audio) && b.tokens_per_image > 0;
   }
   return out;
 }
@@ -152,7 +154,10 @@ namespace {
 // Average number of keys a query attends to over a sequence of `seq` tokens.
 double attended_span(const AttentionGeom& g, int64_t seq) {
   const double s = double(seq);
-  if (!g.causal || g.cross) return s;
+  if (g.cross) return s;
+  // A bidirectional window (ModernBERT's local layers, Qwen2.5-VL's windowed vision blocks): each
+  // token attends to at most `window` tokens.
+  if (!g.causal) return g.window > 0 ? std::min(s, double(g.window)) : s;
   if (g.window > 0 && g.window < seq) {
     const double w = double(g.window);
     return (w * (w + 1) / 2 + (s - w) * w) / s;  // ramp up to the window, then constant

@@ -272,7 +272,8 @@ MemoryModel::MemoryModel(const Model& m, const Options& opt, Mode mode, int64_t 
     for (const auto& b : m.blocks)
       for (const auto& n : b.nodes)
         if (n.op == Op::attention && (n.attn.causal || n.attn.cross)) {
-          const int64_t held = n.attn.cross ? seq : (n.attn.window > 0 ? std::min(n.attn.window, seq) : seq);
+          const int64_t held = n.attn.cross ? (n.attn.context > 0 ? n.attn.context : seq)
+                                           : (n.attn.window > 0 ? std::min(n.attn.window, seq) : seq);
           kv = add(kv, mul(held, mul(n.attn.cache_dim, kvb)));
         }
     kv_ = kv;
@@ -319,7 +320,8 @@ MemoryModel::MemoryModel(const Model& m, const Options& opt, Mode mode, int64_t 
       int64_t block_kv = 0;
       for (const auto& n : m.blocks[bi].nodes)
         if (n.op == Op::attention && (n.attn.causal || n.attn.cross)) {
-          const int64_t held = n.attn.cross ? seq : (n.attn.window > 0 ? std::min(n.attn.window, seq) : seq);
+          const int64_t held = n.attn.cross ? (n.attn.context > 0 ? n.attn.context : seq)
+                                           : (n.attn.window > 0 ? std::min(n.attn.window, seq) : seq);
           block_kv = add(block_kv, mul(held, mul(n.attn.cache_dim, kvb)));
         }
       blocks_[bi].acts = block_kv;

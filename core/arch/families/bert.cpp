@@ -1,4 +1,6 @@
-// BERT (transformers models/bert/modeling_bert.py) and RoBERTa (models/roberta/modeling_roberta.py):
+// BERT (transformers models/bert/modeling_bert.py), RoBERTa (models/roberta/modeling_roberta.py) and
+// XLM-RoBERTa (models/xlm_roberta/modeling_xlm_roberta.py: RoBERTa's modules and names, base_model_prefix
+// "roberta", vocab_size 250002 in the published checkpoints):
 // post-norm encoder layers with bidirectional attention (no KV cache), word + position +
 // token-type embeddings and a LayerNorm, and the head the checkpoint carries, chosen from
 // architectures[0]:
@@ -62,15 +64,15 @@ Heads heads_of(const Config& c, bool roberta) {
 
 Model bert(const Config& c) {
   const std::string type = c.string_or("model_type", "bert");
-  const bool roberta = type == "roberta";
+  const bool roberta = type == "roberta" || type == "xlm-roberta";
   const std::string base = roberta ? "roberta" : "bert";
   ModelBuilder b(type, "bert");
   b.facts().dropouts(0.1, 0.1, 0, 0.1);  // hidden_dropout_prob, attention_probs_dropout_prob
   // BertConfig defaults: vocab_size=30522, hidden_size=768, num_hidden_layers=12,
   // num_attention_heads=12, intermediate_size=3072, hidden_act="gelu", max_position_embeddings=512,
   // type_vocab_size=2, position_embedding_type="absolute", tie_word_embeddings=True.
-  // RobertaConfig: vocab_size=50265, otherwise the same.
-  const int64_t vocab = c.positive_or({"vocab_size"}, roberta ? 50265 : 30522);
+  // RobertaConfig: vocab_size=50265, otherwise the same. XLMRobertaConfig: vocab_size=30522 (BERT's).
+  const int64_t vocab = c.positive_or({"vocab_size"}, type == "roberta" ? 50265 : 30522);
   const int64_t hidden = c.positive_or({"hidden_size"}, 768);
   const int64_t layers = c.positive_or({"num_hidden_layers"}, 12);
   const int64_t heads = c.positive_or({"num_attention_heads"}, 12);
@@ -91,7 +93,7 @@ Model bert(const Config& c) {
                   .initializer_range = c.number_or("initializer_range", 0.02)};
   if (h.arch.empty() || ends_with(h.arch, "ForMaskedLM"))
     b.note(std::string("Head: the published pretraining checkpoint layout (") +
-           (roberta ? "RobertaForMaskedLM weights plus roberta.pooler" : "BertForPreTraining: pooler, "
+           (roberta ? (type == "roberta" ? "RobertaForMaskedLM" : "XLMRobertaForMaskedLM") + std::string(" weights plus roberta.pooler") : "BertForPreTraining: pooler, "
                       "cls.predictions and cls.seq_relationship") +
            "); a checkpoint saved by transformers' *ForMaskedLM lacks the pooler" +
            (roberta ? "" : " and cls.seq_relationship") + ".");

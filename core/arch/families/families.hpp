@@ -37,7 +37,7 @@ Model bloom(const Config& cfg);
 Model falcon(const Config& cfg);    // falcon, and the remote-code RefinedWeb / RefinedWebModel
 Model mpt(const Config& cfg);
 Model chatglm(const Config& cfg);   // ChatGLM-6B (v1) and ChatGLM2/3 / GLM-4 layouts
-Model bert(const Config& cfg);      // bert, roberta
+Model bert(const Config& cfg);      // bert, roberta, xlm-roberta
 Model distilbert(const Config& cfg);
 Model t5(const Config& cfg);
 Model bart(const Config& cfg);
@@ -60,5 +60,15 @@ Model phi3(const Config& cfg);
 Model nemotron(const Config& cfg);
 Model baichuan(const Config& cfg);   // Baichuan / Baichuan 2 (remote code)
 Model qwen(const Config& cfg);       // the first Qwen (remote code)
+Model electra(const Config& cfg);
+Model mpnet(const Config& cfg);
+Model deberta_v2(const Config& cfg); // deberta-v2 (DeBERTa v2 and v3)
+Model modernbert(const Config& cfg);
+Model vit(const Config& cfg);
+Model clip(const Config& cfg);       // clip, siglip (contrastive text + vision towers)
+Model wav2vec2(const Config& cfg);
+Model whisper(const Config& cfg);
+Model qwen2_5_vl(const Config& cfg); // windowed vision tower + Qwen2 text
+Model qwen3_vl(const Config& cfg);   // vision tower with deepstack mergers + Qwen3 text
 
 }  // namespace cardfit::families
