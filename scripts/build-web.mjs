@@ -20,7 +20,7 @@ if (!existsSync(moduleFile)) {
 }
 
 // The page's and the widget's sources, in order: later files use what earlier ones define.
-const PAGE_SOURCES = ['format.js', 'charts.js', 'render.js', 'state.js', 'sources.js', 'planner.js', 'exports.js', 'compare.js', 'app.js'];
+const PAGE_SOURCES = ['format.js', 'charts.js', 'batch.js', 'render.js', 'state.js', 'sources.js', 'planner.js', 'exports.js', 'compare.js', 'app.js'];
 const WIDGET_SOURCES = ['format.js', 'charts.js', 'state.js', 'sources.js', 'widget.js'];
 
 // Inline script text must not close its own <script> element.
