@@ -26,7 +26,6 @@ constexpr size_t kCachedTexts = 4;
 
 struct Traced {
   std::string text;
-  Config config;
   Model model;
 };
 
@@ -73,9 +72,8 @@ struct Planner::State {
         traced.splice(traced.begin(), traced, it);
         return traced.front();
       }
-    Config cfg = Config::parse(text);
-    Model model = trace_model(cfg);
-    traced.push_front({std::string(text), std::move(cfg), std::move(model)});
+    Model model = trace_model(Config::parse(text));
+    traced.push_front({std::string(text), std::move(model)});
     if (traced.size() > kCachedTexts) traced.pop_back();
     return traced.front();
   }
@@ -106,16 +104,15 @@ Planned make(Planner::State& s, std::string_view config_text, std::string_view o
 
 std::string core_of(const Planned& p) {
   const Model& m = p.traced->model;
-  const Config& cfg = p.traced->config;
   const auto checkpoint = reconcile(m, p.options);
-  const auto checks = run_checks(cfg, m, p.options, p.plan.seq);
+  const auto checks = run_checks(m, p.options, p.plan.seq);
   // The checks at batch 1 and above it (the page re-evaluates a batch change without the core;
   // run_checks looks at the batch only as batch > 1, tests/cpp/report_test.cpp holds it to that).
   Options single = p.options, batched = p.options;
   single.batch = 1;
   batched.batch = 2;
-  const auto checks_single = p.options.batch == 1 ? checks : run_checks(cfg, m, single, p.plan.seq);
-  const auto checks_batched = p.options.batch == 2 ? checks : run_checks(cfg, m, batched, p.plan.seq);
+  const auto checks_single = p.options.batch == 1 ? checks : run_checks(m, single, p.plan.seq);
+  const auto checks_batched = p.options.batch == 2 ? checks : run_checks(m, batched, p.plan.seq);
   return core_report({m, p.plan, checkpoint, checks, checks_single, checks_batched});
 }
 }  // namespace

@@ -35,8 +35,9 @@ void node_json(JsonWriter& w, const NodeRow& r, int64_t block, Domain domain) {
   if (block >= 0) w.field("block", block);
   w.field("detail", n.detail).field("domain", domain_name(domain));
   if (n.experts > 1) w.key("experts").begin_object().field("active", n.active).field("stored", n.experts).end_object();
-  w.field("flops_per_token", forward_flops_per_token(n, r.flops_context)).field("name", r.name);
-  w.field("op", op_name(n.op)).key("out_shape").begin_array().value(r.rows).value(r.tokens).value(n.out).end_array();
+  w.field("flops_per_token", forward_flops_per_token(n, r.flops_context)).key("inputs").array_of(n.inputs);
+  w.field("name", r.name).field("op", op_name(n.op));
+  w.key("out_shape").begin_array().value(r.rows).value(r.tokens).value(n.out).end_array().field("output", n.output);
   w.field("params", n.params).field("saved_bytes", r.saved).end_object();
 }
 
