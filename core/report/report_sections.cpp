@@ -24,7 +24,10 @@ struct NodeRow {
 
 // One node's members (keys in nlohmann's order); `block` < 0 leaves the block index out (the
 // folding signature, which must not differ between blocks that only differ in position).
-void node_json(JsonWriter& w, const NodeRow& r, int64_t block, Domain domain) {
+// In a signature, value ids are numbered by first appearance within the block (`local`), so two
+// blocks that wire their nodes alike compare equal whatever their global ids.
+void node_json(JsonWriter& w, const NodeRow& r, int64_t block, Domain domain, std::unordered_map<ValueId, ValueId>* local = nullptr) {
+  auto id = [&](ValueId v) { return local && v != kNoValue ? local->try_emplace(v, ValueId(local->size())).first->second : v; };
   const Node& n = *r.node;
   w.begin_object();
   if (n.op == Op::attention) {
@@ -35,9 +38,11 @@ void node_json(JsonWriter& w, const NodeRow& r, int64_t block, Domain domain) {
   if (block >= 0) w.field("block", block);
   w.field("detail", n.detail).field("domain", domain_name(domain));
   if (n.experts > 1) w.key("experts").begin_object().field("active", n.active).field("stored", n.experts).end_object();
-  w.field("flops_per_token", forward_flops_per_token(n, r.flops_context)).key("inputs").array_of(n.inputs);
+  w.field("flops_per_token", forward_flops_per_token(n, r.flops_context)).key("inputs").begin_array();
+  for (ValueId v : n.inputs) w.value(id(v));
+  w.end_array();
   w.field("name", r.name).field("op", op_name(n.op));
-  w.key("out_shape").begin_array().value(r.rows).value(r.tokens).value(n.out).end_array().field("output", n.output);
+  w.key("out_shape").begin_array().value(r.rows).value(r.tokens).value(n.out).end_array().field("output", id(n.output));
   w.field("params", n.params).field("saved_bytes", r.saved).end_object();
 }
 
@@ -114,9 +119,10 @@ std::string graph_report(const Model& m, const Plan& p) {
     sig.clear();
     JsonWriter sw(sig);
     sw.begin_array().value(b.kind).value(domain_name(b.domain)).value(vision ? b.tokens_per_image : int64_t(0));
+    std::unordered_map<ValueId, ValueId> local;
     for (auto& r : rows) {
       r.name = leaf(b.name, r.node->name);
-      node_json(sw, r, -1, b.domain);
+      node_json(sw, r, -1, b.domain, &local);
     }
     sw.end_array();
     auto [it, fresh] = by_signature.try_emplace(sig, groups.size());
