@@ -363,6 +363,7 @@ function showError(slot, error) {
     const field = document.getElementById(`opt-${String(e.path).split('.')[0]}`);
     if (field) field.setAttribute('aria-invalid', 'true');
     stateError.replaceChildren();
+    stateError.dataset.kind = 'option';
     addChildren(stateError, [el('code', null, text(e.code)), ' ', text(e.message), field ? [' ', optionLink(e.path, `go to ${e.path}`)] : '']);
     stateError.hidden = false;
     ui.error.hidden = true;
@@ -390,7 +391,8 @@ function showError(slot, error) {
 function clearError(slot) {
   panels[slot].error.hidden = true;
   panels[slot].config.removeAttribute('aria-invalid');
-  if (slot === 'a') { stateError.hidden = true; $$('#options [aria-invalid=true]').forEach((f) => f.removeAttribute('aria-invalid')); }
+  // A share-link error stays up when the page plans its default instead (it explains why).
+  if (slot === 'a') { if (stateError.dataset.kind !== 'link') stateError.hidden = true; $$('#options [aria-invalid=true]').forEach((f) => f.removeAttribute('aria-invalid')); }
 }
 
 let firstPlan = true;
@@ -511,6 +513,7 @@ async function applyFragment(hash) {
     st = await decodeState(hash);
   } catch (e) {
     stateError.replaceChildren(`This share link could not be read: ${e.message}`);
+    stateError.dataset.kind = 'link';
     stateError.hidden = false;
   }
   if (!st) return false;
