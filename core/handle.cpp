@@ -1,59 +1,22 @@
-// handle(): config text + options → report JSON. The only place exceptions are caught.
+// handle(): the whole report in one call, over a Planner of its own; and the error JSON every
+// entry point returns. Users never see an exception's own text: a cardfit::Error carries a
+// message written for them; anything else is a bug, reported with a fixed message.
 #include "include/cardfit/handle.hpp"
 
-#include <nlohmann/json.hpp>
-
-#include "arch/registry.hpp"
-#include "config.hpp"
-#include "error.hpp"
-#include "plan/cards.hpp"
-#include "plan/checkpoint.hpp"
-#include "plan/checks.hpp"
-#include "plan/plan.hpp"
-#include "plan/validate.hpp"
+#include "include/cardfit/planner.hpp"
 #include "report/report.hpp"
 
 namespace cardfit {
-using nlohmann::json;
-
-namespace {
-std::string error_json(const Error& e) {
-  json err = {{"code", error_code_string(e.code)}, {"message", e.message}, {"path", e.path}};
-  if (e.line > 0) {
-    err["line"] = e.line;
-    err["column"] = e.column;
-  }
-  return json{{"ok", false}, {"error", err}}.dump();
-}
-
-std::string run(std::string_view config_text, std::string_view options_json) {
-  const Options options = parse_options(options_json);
-  const Config cfg = Config::parse(config_text);
-  const Model model = trace_model(cfg);
-  const Catalog catalog = load_catalog();
-  validate_request(cfg, model, options, catalog);  // refusals that need the model, before planning
-  const Plan plan = make_plan(model, options, catalog);
-  const auto checkpoint = reconcile(model, options);
-  const auto checks = run_checks(model, options, plan.seq);
-  json report = report_json({model, plan, checkpoint, checks});
-  report["headline"] = headline(report);
-  report["markdown"] = report_markdown(report);
-  return report.dump();
-}
-}  // namespace
 
 const char* report_schema() { return kReportSchema; }
 
+const char* internal_error_json() {
+  return R"({"error":{"code":"internal","message":"The planner failed on this input (an internal error). This is a bug in cardfit: please report the config.","path":""},"ok":false})";
+}
+
 std::string handle(std::string_view config_text, std::string_view options_json) {
-  try {
-    return run(config_text, options_json);
-  } catch (const Error& e) {
-    return error_json(e);
-  } catch (const std::exception& e) {
-    return error_json(Error(ErrorCode::internal, std::string("Internal error: ") + e.what()));
-  } catch (...) {
-    return error_json(Error(ErrorCode::internal, "Internal error."));
-  }
+  Planner planner;
+  return planner.report(config_text, options_json);
 }
 
 }  // namespace cardfit

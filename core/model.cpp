@@ -200,11 +200,12 @@ std::string structural_signature(const Block& b) {
     value(n.output);
     for (int64_t v : {n.in, n.out, n.params, n.experts, n.active, int64_t(n.lora), n.tokens_per_image,
                       int64_t(n.norm), int64_t(n.qk_norm), int64_t(n.linear), int64_t(n.act), int64_t(n.vocab_head),
-                      int64_t(n.tied_to.block), int64_t(n.tied_to.node), int64_t(n.routed_output)})
+                      int64_t(n.tied_to.block), int64_t(n.tied_to.node), int64_t(n.routed_output),
+                      int64_t(n.tokens_scale)})
       put(key, v);
     const AttentionGeom& g = n.attn;
     for (int64_t v : {g.heads, g.kv_heads, g.head_dim, g.v_head_dim, g.window, int64_t(g.causal), int64_t(g.cross),
-                      g.cache_dim, int64_t(g.alibi)})
+                      g.cache_dim, int64_t(g.alibi), g.context, g.qkv_features, int64_t(g.sinks)})
       put(key, v);
   }
   return key;

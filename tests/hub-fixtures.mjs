@@ -20,7 +20,9 @@ async function planner() {
 
 // model.safetensors.index.json for a config, from the core's tensor names (tied copies not stored).
 export async function indexFor(configText) {
-  const r = (await planner()).plan(configText, {});
+  const api = await planner();
+  const r = api.plan(configText, {});
+  r.params.tensors = api.tensors(configText, {}, true).tensors;  // asked for separately
   const weightMap = {};
   const stored = [...r.params.tensors.filter((t) => !t.tied), ...r.params.buffers];
   stored.forEach((t, i) => { weightMap[t.name] = `model-0000${i < stored.length / 2 ? 1 : 2}-of-00002.safetensors`; });

@@ -591,14 +591,11 @@ MemoryPlan MemoryModel::at(int64_t batch) const {
   for (size_t i = 0; i < phase_names_.size(); ++i) plan.phases.push_back({phase_names_[i], phase_peak[i]});
   const Event& e = peak_event(batch);
   plan.peak_phase = phase_names_[size_t(e.phase)];
-  plan.peak_event = e.what ? std::string(e.what)
-                           : e.block >= 0 ? (e.phase == 0 ? "forward of " : "backward of ") + block_names_[size_t(e.block)]
-                                          : plan.peak_phase;
+  plan.peak_event = moment_name(e);
   plan.peak_bytes = add(e.fixed_total, mul(e.per_sample_total, batch));
   for (int c = 0; c < kComponents; ++c) {
-    const bool serve_only = c == kKv || c == kSsm;
-    if ((mode_ == Mode::serve) != serve_only && c != kWeights && c != kWork && c != kLogits && c != kWorkspace) continue;
-    if (c == kDdp && e.fixed[c] == 0) continue;
+    if (!listed(c)) continue;
+    if (listed_if_fixed(c) && e.fixed[c] == 0) continue;
     const int64_t bytes = add(e.fixed[c], mul(e.per_sample[c], batch));
     plan.components.push_back({component_id(c, mode_), labels_[size_t(c)], bytes});
   }
@@ -607,6 +604,19 @@ MemoryPlan MemoryModel::at(int64_t batch) const {
                     {"cuda_context", "CUDA context and kernels", ov_.cuda_context_bytes}};
   plan.reserved_bytes = add(add(plan.peak_bytes, reserve), ov_.cuda_context_bytes);
   return plan;
+}
+
+std::string MemoryModel::moment_name(const Event& e) const {
+  return e.what ? std::string(e.what)
+         : e.block >= 0 ? (e.phase == 0 ? "forward of " : "backward of ") + block_names_[size_t(e.block)]
+                        : phase_names_[size_t(e.phase)];
+}
+
+std::string MemoryModel::component_id_of(int c) const { return component_id(c, mode_); }
+
+bool MemoryModel::listed(int c) const {
+  const bool serve_only = c == kKv || c == kSsm;
+  return (mode_ == Mode::serve) == serve_only || c == kWeights || c == kWork || c == kLogits || c == kWorkspace;
 }
 
 MemoryPlan plan_memory(const Model& m, const Options& opt, Mode mode, int64_t batch, int64_t seq,

@@ -92,6 +92,27 @@ class MemoryModel {
 
   static constexpr int kComponents = 15;
 
+  /// One moment of the step, as the page re-evaluates it without the core: its bytes at `batch`
+  /// are fixed + batch × per_sample, per component (ComponentIndex order).
+  struct Moment {
+    int phase = 0;       // index into phase_names()
+    std::string what;    // the moment, as MemoryPlan::peak_event names it
+    std::array<int64_t, kComponents> fixed{}, per_sample{};
+    int64_t fixed_total = 0, per_sample_total = 0;
+  };
+  /// The moments that are the peak, or their phase's peak, at some batch in [1, max_batch], in
+  /// step order (memory_events.cpp): the first maximum over them is the peak at every such batch,
+  /// exactly as over all moments, and each phase's maximum is unchanged.
+  std::vector<Moment> peak_candidates(int64_t max_batch) const;
+  const std::vector<std::string>& phase_names() const { return phase_names_; }
+  /// Component c's id and label, and whether at() lists it in this mode (the DDP buckets only
+  /// where the peak moment's fixed bytes hold some: listed_if_fixed).
+  std::string component_id_of(int c) const;
+  const std::string& component_label_of(int c) const { return labels_[size_t(c)]; }
+  bool listed(int c) const;
+  bool listed_if_fixed(int c) const { return c == kDdpC; }
+  const Overheads& overheads() const { return ov_; }
+
   /// One moment of the step: bytes live then, per component, as fixed + batch × per_sample.
   struct Event {
     int phase = 0;  // index into phase_names_
@@ -116,6 +137,7 @@ class MemoryModel {
  private:
   void add_event(Event e);
   const Event& peak_event(int64_t batch) const;
+  std::string moment_name(const Event& e) const;
 
   Mode mode_;
   int64_t seq_;

@@ -1,5 +1,7 @@
-// The report: one JSON document (schema cardfit.report/1) and its Markdown twin, rendered from
-// the same JSON so the two never disagree.
+// The report (schema cardfit.report/1), by lifetime: the core report that every plan returns
+// (report_core.cpp, written straight to a string), the sections made only when asked (graph,
+// tensors, curves: report_sections.cpp) and the Markdown twin rendered from their JSON
+// (report_markdown.cpp), so the two never disagree. report/ formats; it computes nothing.
 #pragma once
 #include <optional>
 #include <string>
@@ -15,20 +17,33 @@
 namespace cardfit {
 
 inline constexpr const char* kReportSchema = "cardfit.report/1";
+/// The largest batch the card solver and the curves evaluate (plan/planner.cpp, plan/curve.cpp).
+inline constexpr int64_t kMaxPlanBatch = int64_t(1) << 20;
 
-struct ReportInput {
+struct CoreReportInput {
   const Model& model;
   const Plan& plan;
   const std::optional<Reconciliation>& checkpoint;
-  const std::vector<Finding>& checks;
+  const std::vector<Finding>& checks;          // at the requested batch
+  const std::vector<Finding>& checks_single;   // the same plan at batch 1
+  const std::vector<Finding>& checks_batched;  // ... and at any batch above 1
 };
 
-nlohmann::json report_json(const ReportInput& in);
-/// The graph section alone (nodes at the plan's batch/seq, and the blocks folded).
-nlohmann::json graph_json(const Model& model, int64_t batch, int64_t seq, const Options& opt);
+/// The core report: {"ok":true,"schema",...} without params.tensors, graph, curves, markdown.
+std::string core_report(const CoreReportInput& in);
+
+/// The graph section: nodes at the plan's batch and seq, and the blocks folded by signature
+/// (each entry lists the block indices it stands for).
+std::string graph_report(const Model& model, const Plan& plan);
+/// params.tensors: every tensor, or (expand_experts false) each layer's experts of one tensor
+/// name stacked into one entry ("...experts.{0..63}.w1.weight", experts: 64).
+std::string tensors_report(const Model& model, bool expand_experts);
+/// The curves section: memory against batch per mode (plan/curve.hpp).
+std::string curves_report(const Plan& plan);
+
 std::string report_markdown(const nlohmann::json& report);
-/// The one-sentence summary of the reference pages, from the report JSON.
-std::string headline(const nlohmann::json& report);
+/// The one-sentence summary of the reference pages.
+std::string headline(const Model& model, const Plan& plan);
 
 /// "2.57 GB" (10^9 bytes, 3 significant digits), "19 MB" below 1 GB.
 std::string format_gb(int64_t bytes);

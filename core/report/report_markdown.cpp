@@ -1,4 +1,4 @@
-// The Markdown twin and the headline sentence, both rendered from the report JSON.
+// The Markdown twin (rendered from the report JSON, graph included) and the headline sentence.
 #include <cstdio>
 #include <sstream>
 
@@ -13,22 +13,6 @@ namespace {
 int64_t i64(const json& j, const char* key) {
   auto it = j.find(key);
   return it != j.end() && it->is_number() ? it->get<int64_t>() : 0;
-}
-
-// "fits one T4 16 GB", "2 × H200 (pipeline)", "does not fit on any card of the catalog".
-std::string where_it_fits(const json& r, const char* mode) {
-  for (const auto& c : r["cards"])
-    if (i64(c["max_batch"], mode) > 0)
-      return "fits one " + c["name"].get<std::string>() + (c["borderline"].value(mode, false) ? ", borderline" : "");
-  for (const auto& c : r["cards"]) {  // cards are ordered by capacity: the first cut is on the smallest card
-    const json& s = c["split"][mode];
-    if (!s.is_null())
-      return std::to_string(i64(s, "cards")) + " × " + c["name"].get<std::string>() + ", " +
-             (s["strategy"] == "pipeline" ? std::string("split by layer")
-              : s["strategy"] == "tensor" ? std::string("tensor parallel")
-                                          : "ZeRO-" + s["strategy"].get<std::string>().substr(4) + " sharded");
-  }
-  return "does not fit on any card of the catalog";
 }
 
 std::string cell(const json& card, const char* mode) {
@@ -57,17 +41,32 @@ std::string usd(double v) {
   std::snprintf(buf, sizeof buf, "$%.2f", v);
   return buf;
 }
+
+// "fits one T4 16 GB", "2 × H200 (pipeline)", "does not fit on any card of the catalog".
+std::string where_it_fits(const Plan& p, Mode mode) {
+  const int mi = int(mode);
+  for (const auto& c : p.cards)
+    if (c.max_batch[mi] > 0) return "fits one " + c.card->name + (c.borderline[mi] ? ", borderline" : "");
+  for (const auto& c : p.cards) {  // cards are ordered by capacity: the first cut is on the smallest card
+    if (!c.split[mi]) continue;
+    const Split& s = *c.split[mi];
+    return std::to_string(s.cards) + " × " + c.card->name + ", " +
+           (s.strategy == "pipeline" ? std::string("split by layer")
+            : s.strategy == "tensor" ? std::string("tensor parallel")
+                                     : "ZeRO-" + s.strategy.substr(4) + " sharded");
+  }
+  return "does not fit on any card of the catalog";
+}
 }  // namespace
 
-std::string headline(const json& r) {
-  const std::string type = r["model"]["model_type"].get<std::string>();
-  const json& full = r["modes"]["full"];
-  const json& lora = r["modes"]["lora"];
+std::string headline(const Model& m, const Plan& p) {
+  const MemoryPlan& full = p.modes[int(Mode::full)];
+  const MemoryPlan& lora = p.modes[int(Mode::lora)];
   std::ostringstream s;
-  s << "Fine-tuning this " << type << " model at batch 1 and " << i64(full, "seq") << " tokens takes about "
-    << format_gb(i64(full, "peak_bytes")) << " of GPU memory for a full fine-tune (" << where_it_fits(r, "full")
-    << "), and " << format_gb(i64(lora, "peak_bytes")) << " with LoRA r=" << i64(r["plan"], "lora_rank")
-    << " on a bf16 base (" << where_it_fits(r, "lora") << ").";
+  s << "Fine-tuning this " << m.model_type << " model at batch 1 and " << full.seq << " tokens takes about "
+    << format_gb(full.peak_bytes) << " of GPU memory for a full fine-tune (" << where_it_fits(p, Mode::full)
+    << "), and " << format_gb(lora.peak_bytes) << " with LoRA r=" << p.options.lora_rank
+    << " on a bf16 base (" << where_it_fits(p, Mode::lora) << ").";
   return s.str();
 }
 
@@ -132,6 +131,7 @@ std::string report_markdown(const json& r) {
   md << "\n\n## Structure\n\n| Block | Repeat | Params | Nodes |\n|---|---:|---:|---:|\n";
   for (const auto& b : r["graph"]["blocks"])
     md << "| " << b["first"].get<std::string>() << (i64(b, "repeat") > 1 ? " … " + b["last"].get<std::string>() : "")
+       << (b.value("contiguous", true) ? "" : " (interleaved)")
        << " | " << i64(b, "repeat") << " | " << format_thousands(i64(b, "params")) << " | " << b["nodes"].size() << " |\n";
   md << "\n## Checks\n\n";
   for (const auto& c : r["checks"])

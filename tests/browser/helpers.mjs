@@ -74,7 +74,9 @@ export async function gpt2Report() {
   const require = createRequire(import.meta.url);
   const { createCardfit } = require(new URL('dist/cardfit.js', root).pathname);
   const api = await createCardfit();
-  reportCache = api.plan(readText('web/examples/gpt2.json'), {});
+  const gpt2 = readText('web/examples/gpt2.json');
+  reportCache = api.plan(gpt2, {});
+  reportCache.params.tensors = api.tensors(gpt2, {}, true).tensors;  // asked for separately
   return reportCache;
 }
 

@@ -52,7 +52,7 @@ test('opens on gpt2 with its exact count, the checkpoint reconciled, charts and 
   assert.equal(await page.locator('#batch svg.curve polyline.mode-line').count(), 4, 'one batch curve per mode');
   assert.equal(await page.locator('#cards table.cards tbody tr').count(), 15);
   assert.match(await page.locator('#cost-cheapest').textContent(), /\$\d/);
-  assert.ok(await page.locator('#structure details.struct-block').count() >= 3);
+  assert.equal(await page.locator('#structure details.struct-block').count(), 0, 'the graph is asked for only when opened');
   assert.ok(await page.locator('#checks li.check').count() >= 1);
   assert.ok(await page.locator('#assumptions a.option-link').count() >= 8, 'assumptions link to their options');
   assert.equal(await page.locator('button', { hasText: /^(compute|plan|calculate)$/i }).count(), 0, 'no compute button');
@@ -64,6 +64,9 @@ test('opens on gpt2 with its exact count, the checkpoint reconciled, charts and 
 });
 
 test('the structure table folds by block and shows shapes, params, FLOPs and saved bytes', T, async () => {
+  await page.locator('#a-graph > summary').click();
+  await page.locator('#structure details.struct-block').nth(2).waitFor();
+  assert.ok(await page.locator('#structure details.struct-block').count() >= 3);
   const block = page.locator('#structure details.struct-block').nth(1);
   await block.locator('summary').click();
   await block.locator('thead th').first().waitFor();
@@ -72,7 +75,19 @@ test('the structure table folds by block and shows shapes, params, FLOPs and sav
   assert.match(await block.locator('tbody tr').first().textContent(), /1 × 512 × 768/);
   assert.match(await block.locator('summary').textContent(), /× 12/, 'the 12 identical layers are folded into one block');
   await page.getByRole('button', { name: 'Fold all', exact: true }).click();
-  assert.equal(await page.locator('#structure details[open]').count(), 0);
+  assert.equal(await page.locator('#structure details.struct-block[open]').count(), 0);
+  await page.locator('#a-graph > summary').click();
+});
+
+test('the tensor list and the Markdown twin are asked of the core when opened', T, async () => {
+  await page.locator('#a-tensors > summary').click();
+  await page.locator('#a-tensors tbody tr').first().waitFor();
+  assert.match(await page.locator('#a-tensors tbody tr').first().textContent(), /transformer\.wte\.weight/);
+  await page.locator('#markdown-twin > summary').click();
+  await page.locator('#markdown-twin pre').waitFor();
+  assert.match(await page.locator('#markdown-twin pre').textContent(), /^# gpt2: GPU memory and cost[\s\S]*124,439,808/);
+  await page.locator('#a-tensors > summary').click();
+  await page.locator('#markdown-twin > summary').click();
 });
 
 test('a pasted config plans as you type: Qwen2.5-3B has 3,085,938,688 parameters', T, async () => {
@@ -125,6 +140,7 @@ test('every option change re-plans at once, and one re-plan is timed', T, async 
   t.diagnostic(`one live re-plan (batch 1 → 8, Qwen2.5-3B, LoRA): ${inPage.toFixed(0)} ms from the input event to the rendered report (${(t1 - t0).toFixed(0)} ms as the test driver sees it)`);
   assert.match(await page.locator('#your-plan').textContent(), /^Your plan: LoRA, batch 8/);
   assert.notEqual(await page.locator('#plan-reserved').textContent(), before);
+  assert.match(await page.locator('#plan-status').textContent(), /Re-evaluated for the new batch/, 'a batch change needs no core call');
   await rerendered(page, () => page.locator('#opt-precision').selectOption('fp32'));
   assert.equal((await page.evaluate(() => document.querySelector('#json-report') && 1)), 1);
   await rerendered(page, () => page.locator('#opt-grad_ckpt').check());
@@ -210,7 +226,8 @@ test('exports: Markdown twin, JSON report, CSV card table, badge JSON, embed sni
   const report = JSON.parse(json.body);
   assert.equal(report.schema, 'cardfit.report/1');
   assert.equal(report.params.total, 124439808);
-  assert.equal(report.markdown, md.body, 'the Markdown twin is the report\'s own');
+  assert.equal(report.markdown, undefined, 'the JSON export is the core report; the Markdown twin is its own call');
+  assert.match(md.body, /^# gpt2: GPU memory and cost/);
   const csv = await get('csv');
   const rows = csv.body.trim().split('\r\n');
   assert.equal(rows.length, 1 + report.cards.length);

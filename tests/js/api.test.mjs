@@ -15,16 +15,15 @@ const examples = JSON.parse(readFileSync(new URL('examples.json', examplesDir), 
 const gpt2 = examples[0].text;
 const cardfit = await createCardfit();
 
-test('the public API is exactly {schema, plan}', () => {
-  assert.deepEqual(Object.keys(cardfit).sort(), ['plan', 'schema']);
+test('the public API is exactly {schema, plan, graph, tensors, curves, markdown}', () => {
+  assert.deepEqual(Object.keys(cardfit).sort(), ['curves', 'graph', 'markdown', 'plan', 'schema', 'tensors']);
   assert.equal(cardfit.schema, 'cardfit.report/1');
   assert.ok(Object.isFrozen(cardfit));
 });
 
-test('the raw module binds handle and schema and exports no runtime helpers', async () => {
+test('the raw module binds the entry points and exports no runtime helpers', async () => {
   const raw = await createCardfitModule();
-  assert.equal(typeof raw.handle, 'function');
-  assert.equal(typeof raw.schema, 'function');
+  for (const name of ['plan', 'graph', 'tensors', 'curves', 'markdown', 'handle', 'schema']) assert.equal(typeof raw[name], 'function', name);
   for (const name of ['setValue', 'getValue', 'ccall', 'cwrap', 'FS', 'UTF8ToString', 'stringToUTF8', 'addFunction', 'allocate']) {
     assert.equal(raw[name], undefined, `${name} must not be exported`);
   }
@@ -76,11 +75,53 @@ test('repeated calls do not grow wasm memory', () => {
   let grown = 0;
   WebAssembly.Memory.prototype.grow = function (...a) { grown++; return grow.apply(this, a); };
   try {
-    for (let i = 0; i < 3; i++) cardfit.plan(examples[1].text, {});
+    // Distinct options each time: every call reaches the core (repeats are answered from the cache).
+    for (let i = 0; i < 3; i++) cardfit.plan(examples[1].text, { batch: i + 1 });
     grown = 0;
-    for (let i = 0; i < 50; i++) cardfit.plan(examples[1].text, {});
+    for (let i = 0; i < 50; i++) cardfit.plan(examples[1].text, { batch: i + 4 });
   } finally {
     WebAssembly.Memory.prototype.grow = grow;
   }
   assert.equal(grown, 0);
+});
+
+test('the core report is small and leaves the on-request sections to their own calls', () => {
+  const r = cardfit.plan(gpt2, {});
+  for (const moved of ['graph', 'curves', 'markdown']) assert.equal(r[moved], undefined, moved);
+  assert.equal(r.params.tensors, undefined);
+  assert.ok(JSON.stringify(r).length < 100_000);
+  assert.ok(r.memory_events.full.events.length > 0);
+});
+
+test('graph, tensors, curves and markdown answer on request, with the same errors as plan', () => {
+  const g = cardfit.graph(gpt2, {});
+  assert.equal(g.ok, true);
+  assert.equal(g.nodes.length, g.node_count);
+  assert.ok(g.blocks.some((b) => b.repeat === 12 && b.indices.length === 12));
+  const t = cardfit.tensors(gpt2, {});
+  assert.equal(t.tensors[0].name, 'transformer.wte.weight');
+  assert.equal(t.tensors.length, t.tensor_count);
+  assert.deepEqual(Object.keys(cardfit.curves(gpt2, {})).sort(), ['full', 'lora', 'ok', 'qlora', 'serve']);
+  assert.match(cardfit.markdown(gpt2, {}).markdown, /124,439,808/);
+  for (const call of ['graph', 'tensors', 'curves', 'markdown']) {
+    assert.equal(cardfit[call]('{"model_type": "gpt2",', {}).error.code, 'config.json_syntax', call);
+    assert.equal(cardfit[call](gpt2, { batch: 'many' }).error.code, 'options.value', call);
+    assert.equal(cardfit[call](undefined).error.code, 'api.config_not_string', call);
+  }
+});
+
+test('answers are fresh objects: a caller changing one does not change the next', () => {
+  const a = cardfit.plan(gpt2, { batch: 2 });
+  a.params.total = 0;
+  assert.equal(cardfit.plan(gpt2, { batch: 2 }).params.total, 124439808);
+});
+
+test('MoE experts are stacked per layer unless expanded', () => {
+  const moe = examples.find((x) => /mixtral|moe|deepseek|qwen3-30b/i.test(x.id));
+  if (!moe) return;
+  const stacked = cardfit.tensors(moe.text, {});
+  const expanded = cardfit.tensors(moe.text, {}, true);
+  assert.equal(expanded.tensors.length, expanded.tensor_count);
+  assert.ok(stacked.tensors.length < expanded.tensors.length);
+  assert.ok(stacked.tensors.some((t) => t.experts > 1 && /experts\.\{0\.\.\d+\}\./.test(t.name)));
 });

@@ -110,3 +110,29 @@ test('without a build it says how to build and exits 1', () => {
   assert.equal(e.error.code, 'cli.not_built');
   assert.match(e.error.message, /scripts\/build/);
 });
+
+test('--json prints the core report alone; --graph and --tensors add those sections (and imply --json)', () => {
+  const plain = lines(cardfit(['--json', gpt2.path]).out)[0];
+  assert.equal(plain.graph, undefined);
+  assert.equal(plain.params.tensors, undefined);
+  assert.equal(plain.markdown, undefined);
+  const r = cardfit(['--graph', '--tensors', gpt2.path]);
+  assert.equal(r.code, 0, r.err);
+  const [full] = lines(r.out);
+  assert.equal(full.graph.nodes.length, full.graph.node_count);
+  assert.ok(full.graph.blocks.some((b) => b.repeat === 12));
+  assert.equal(full.params.tensors[0].name, 'transformer.wte.weight');
+  assert.equal(full.params.tensors.length, full.params.tensor_count);
+  assert.equal(full.graph.ok, undefined);
+  const moe = examples.find((x) => /Mixtral/.test(x.id));
+  const stacked = lines(cardfit(['--tensors', moe.path]).out)[0].params.tensors;
+  const expanded = lines(cardfit(['--tensors=expanded', moe.path]).out)[0].params.tensors;
+  assert.ok(stacked.length < expanded.length);
+  assert.equal(expanded.length, lines(cardfit(['--json', moe.path]).out)[0].params.tensor_count);
+});
+
+test('the Markdown mode prints the core\'s markdown() twin', () => {
+  const r = cardfit([gpt2.path]);
+  assert.match(r.out, /^# gpt2: GPU memory and cost/);
+  assert.match(r.out, /## Structure/);
+});

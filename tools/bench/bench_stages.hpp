@@ -1,11 +1,10 @@
 // Native only: handle()'s steps timed one by one (where a plan's time goes), and the planner alone.
-// Mirrors core/handle.cpp's run(); if that changes, change this with it.
+// Mirrors core/session.cpp's plan path (trace, plan, checks, the core report written straight to a
+// string); if that changes, change this with it.
 #pragma once
 #include <chrono>
 #include <map>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "arch/registry.hpp"
 #include "config.hpp"
@@ -39,15 +38,8 @@ inline std::map<std::string, double> handle_stages(const std::string& config, co
   const auto checkpoint = cardfit::reconcile(model, opt);
   const auto checks = cardfit::run_checks(model, opt, plan.seq);
   lap("checks");
-  nlohmann::json report = cardfit::report_json({model, plan, checkpoint, checks});
-  lap("report_json");
-  report["headline"] = cardfit::headline(report);
-  report["markdown"] = cardfit::report_markdown(report);
-  lap("markdown");
-  const std::string out = report.dump();
-  lap("dump");
-  { nlohmann::json gone = std::move(report); }
-  lap("free_json");
+  const std::string out = cardfit::core_report({model, plan, checkpoint, checks, checks, checks});
+  lap("core_report");
   ms["bytes"] = double(out.size());
   return ms;
 }

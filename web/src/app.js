@@ -20,6 +20,7 @@ const embedBox = $('#embed-snippet');
 const state = { a: null, b: null, options: {}, view: 'plan', hub: '' };
 const reports = { a: null, b: null };       // the last good report of each slot
 const results = { a: null, b: null };       // the last result (good or not)
+const planned = { a: null, b: null };       // the last core report with its text and options but the batch
 const ownText = { a: '', b: '' };           // what the user typed, kept when an example is picked
 const panels = {};
 let generation = 0;
@@ -261,7 +262,7 @@ function updateModelFields(r) {
   }
   if (!want && priced) cardSel.options[0].textContent = `default (${shortCard((list(r.cards).find((c) => c.id === priced) || {}).name || priced)})`;
 
-  const names = [...new Set(list((r.graph || {}).nodes).filter((n) => n.op === 'linear').map((n) => String(n.name).split('.').pop()))];
+  const names = list(r.linear_names);
   const box = $('#opt-lora_targets');
   if (box.dataset.names !== names.join(',')) {
     const ticked = list(state.options.lora_targets);
@@ -323,9 +324,18 @@ function showReport() {
   if (!r) return;
   const keys = openKeys(reportBox);
   const file = (state.a || {}).label ? `${fileStem(state.a.label)}-config.json` : 'config.json';
-  reportBox.replaceChildren(...renderReport(r, { prefix: 'a', optionLink, cli: cliCommand(state.options, file) }));
+  // The curves are drawn from the report's event list (web/src/batch.js), not asked of the core.
+  const shown = { ...r, curves: curvesFromEvents(r) };
+  reportBox.replaceChildren(...renderReport(shown, { prefix: 'a', optionLink, cli: cliCommand(state.options, file), load: loadSection }));
   restoreOpen(reportBox, keys);
   reportBox.dataset.generation = String(++generation);
+}
+
+// An on-request section of model A's current plan (graph, tensors, markdown): asked of the core
+// only when its part of the page is opened or an export needs it.
+function loadSection(kind) {
+  const s = state.a || {};
+  return planner.call(kind, s.text || '', optionsFor('a'), `${kind}:a`).then((res) => res && res.report);
 }
 
 function rerender() {
@@ -353,6 +363,7 @@ function showError(slot, error) {
     const field = document.getElementById(`opt-${String(e.path).split('.')[0]}`);
     if (field) field.setAttribute('aria-invalid', 'true');
     stateError.replaceChildren();
+    stateError.dataset.kind = 'option';
     addChildren(stateError, [el('code', null, text(e.code)), ' ', text(e.message), field ? [' ', optionLink(e.path, `go to ${e.path}`)] : '']);
     stateError.hidden = false;
     ui.error.hidden = true;
@@ -380,7 +391,8 @@ function showError(slot, error) {
 function clearError(slot) {
   panels[slot].error.hidden = true;
   panels[slot].config.removeAttribute('aria-invalid');
-  if (slot === 'a') { stateError.hidden = true; $$('#options [aria-invalid=true]').forEach((f) => f.removeAttribute('aria-invalid')); }
+  // A share-link error stays up when the page plans its default instead (it explains why).
+  if (slot === 'a') { if (stateError.dataset.kind !== 'link') stateError.hidden = true; $$('#options [aria-invalid=true]').forEach((f) => f.removeAttribute('aria-invalid')); }
 }
 
 let firstPlan = true;
@@ -388,10 +400,22 @@ async function replan(slot) {
   const s = state[slot];
   if (!s) return;
   const t0 = performance.now();
-  statusBox.textContent = 'Planning…';
-  reportBox.setAttribute('aria-busy', 'true');
-  const res = await planner.plan(s.text, optionsFor(slot), `main:${slot}`);
-  if (!res) return;  // replaced by a newer request
+  const options = optionsFor(slot);
+  // A change of the batch alone: re-evaluated here from the last core report's event list
+  // (web/src/batch.js), exactly as the core would, without a call.
+  const { batch, ...rest } = options;
+  const sameBut = planned[slot] && planned[slot].text === s.text && planned[slot].rest === JSON.stringify(rest);
+  const batchInRange = batch === undefined || (Number.isInteger(batch) && batch >= 1 && batch <= 1 << 20);  // else the core judges it
+  let res;
+  if (sameBut && batchInRange) {
+    res = { report: reportAtBatch(planned[slot].report, isNum(batch) ? batch : 1), ms: 0, local: true };
+  } else {
+    statusBox.textContent = 'Planning…';
+    reportBox.setAttribute('aria-busy', 'true');
+    res = await planner.plan(s.text, options, `main:${slot}`);
+    if (!res) return;  // replaced by a newer request
+    planned[slot] = res.report && res.report.ok ? { text: s.text, rest: JSON.stringify(rest), report: res.report } : null;
+  }
   const r = res.report;
   results[slot] = r;
   reportBox.setAttribute('aria-busy', 'false');
@@ -410,7 +434,9 @@ async function replan(slot) {
   }
   if (state.view === 'compare') { compareBox.classList.toggle('stale', !(results.a && results.a.ok && results.b && results.b.ok)); showCompare(); }
   const ms = performance.now() - t0;
-  statusBox.textContent = r && r.ok ? `Planned in ${res.ms.toFixed(0)} ms${planner.inWorker ? ' (in a worker)' : ''}` : 'Not planned: see the error';
+  statusBox.textContent = !(r && r.ok) ? 'Not planned: see the error'
+    : res.local ? 'Re-evaluated for the new batch from the plan\'s memory events (no re-plan needed)'
+      : `Planned in ${res.ms.toFixed(0)} ms${planner.inWorker ? ' (in a worker)' : ''}`;
   reportBox.dataset.planMs = res.ms.toFixed(1);
   reportBox.dataset.roundTripMs = ms.toFixed(1);
   if (firstPlan && r && r.ok && slot === 'a') {
@@ -469,11 +495,13 @@ for (const b of $$('[data-export]')) {
     if (kind === 'copy-embed') { statusBox.textContent = (await copyText(embedBox.value)) ? 'Embed snippet copied.' : 'Select the snippet and copy it.'; return; }
     if (!r) return;
     const stem = `${fileStem((state.a || {}).label)}.cardfit`;
-    if (kind === 'markdown') download(`${stem}.md`, r.markdown || '', 'text/markdown');
+    // Markdown is asked of the core only for an export.
+    const markdown = async () => { const a = await loadSection('markdown'); return a && a.ok ? a.markdown : ''; };
+    if (kind === 'markdown') download(`${stem}.md`, await markdown(), 'text/markdown');
     else if (kind === 'json') download(`${stem}.json`, JSON.stringify(r, null, 2) + '\n', 'application/json');
     else if (kind === 'csv') download(`${stem}.cards.csv`, cardsCsv(r), 'text/csv');
     else if (kind === 'badge') download(`${stem}.badge.json`, badgeJson(r), 'application/json');
-    else if (kind === 'copy-markdown') statusBox.textContent = (await copyText(r.markdown || '')) ? 'Markdown copied.' : 'Copy failed: use the download.';
+    else if (kind === 'copy-markdown') statusBox.textContent = (await copyText(await markdown())) ? 'Markdown copied.' : 'Copy failed: use the download.';
   });
 }
 
@@ -485,6 +513,7 @@ async function applyFragment(hash) {
     st = await decodeState(hash);
   } catch (e) {
     stateError.replaceChildren(`This share link could not be read: ${e.message}`);
+    stateError.dataset.kind = 'link';
     stateError.hidden = false;
   }
   if (!st) return false;

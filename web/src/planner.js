@@ -1,4 +1,4 @@
-// web/src/planner.js: runs cardfit.plan off the main thread. The wasm module's script text is
+// web/src/planner.js: runs cardfit's calls (plan, and graph/tensors/markdown on request) off the main thread. The wasm module's script text is
 // inlined in the page as <script type="text/plain" id="cardfit-module">; a Blob-URL worker made
 // from that text works from file:// and needs no network. Where workers are unavailable the same
 // text runs on the main thread. Not a planner itself: it queues requests and returns the core's
@@ -12,7 +12,7 @@ const WORKER_GLUE = `
     var job = e.data;
     ready.then(function (api) {
       var t0 = performance.now();
-      var report = api.plan(job.text, job.options);
+      var report = api[job.kind](job.text, job.options, job.extra);
       self.postMessage({ id: job.id, report: report, ms: performance.now() - t0 });
     }, function (err) {
       self.postMessage({ id: job.id, report: { ok: false, error: { code: 'api.load_failed', message: 'The planner failed to load: ' + (err && err.message), path: '' } }, ms: 0 });
@@ -66,11 +66,11 @@ function makePlanner(moduleText) {
     const job = queue.shift();
     running = job;
     if (worker) {
-      worker.postMessage({ id: job.id, text: job.text, options: job.options });
+      worker.postMessage({ id: job.id, kind: job.kind, text: job.text, options: job.options, extra: job.extra });
     } else if (direct) {
       direct.then((api) => {
         const t0 = performance.now();
-        const report = api.plan(job.text, job.options);
+        const report = api[job.kind](job.text, job.options, job.extra);
         finish({ id: job.id, report, ms: performance.now() - t0 });
       }, (err) => finish({ id: job.id, report: { ok: false, error: { code: 'api.load_failed', message: `The planner failed to load: ${err && err.message}`, path: '' } }, ms: 0 }));
     }
@@ -80,9 +80,12 @@ function makePlanner(moduleText) {
     // plan(text, options, key, low) → Promise<{report, ms} | null>; null when a newer request with
     // the same key replaced this one before it ran. Low-priority requests (the compare view's
     // what-if runs) wait until no interactive request does.
-    plan(text, options, key, low) {
+    plan(text, options, key, low) { return this.call('plan', text, options, key, low); },
+    // call(kind, ...) → the same for the on-request sections: 'graph', 'tensors' (extra: expand
+    // the experts), 'curves', 'markdown'. Asked only when a section is opened or an export made.
+    call(kind, text, options, key, low, extra) {
       return new Promise((resolve) => {
-        const job = { id: nextId++, text, options: options || {}, key, resolve };
+        const job = { id: nextId++, kind, text, options: options || {}, key, resolve, extra };
         if (key) {
           for (const q of [queue, background]) {
             const i = q.findIndex((j) => j.key === key);
@@ -97,7 +100,8 @@ function makePlanner(moduleText) {
     // fast baseline compiler first and tiers hot functions up to optimised code as they run; a few
     // idle runs after the first plan make the next live re-plans several times faster.
     warmUp(text, options, times) {
-      for (let i = 0; i < times; i++) background.push({ id: nextId++, text, options: options || {}, key: 'warm', resolve: () => {} });
+      // Distinct batches: the API answers a repeated call from its cache without running the core.
+      for (let i = 0; i < times; i++) background.push({ id: nextId++, kind: 'plan', text, options: { ...options, batch: 2 + i }, key: 'warm', resolve: () => {} });
       pump();
     },
     // Drops queued (not yet running) requests whose key starts with prefix.

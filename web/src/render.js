@@ -56,7 +56,6 @@ function heroSection(r) {
     isNum(d.experts) && d.experts > 0 ? `${d.experts} experts, ${d.experts_per_token} per token` : null,
     isNum(d.vocab) ? `vocabulary ${int(d.vocab)}` : null,
     isNum(d.max_positions) && d.max_positions > 0 ? `context ${int(d.max_positions)}` : null,
-    isNum((r.graph || {}).node_count) ? `${int(r.graph.node_count)} graph nodes` : null,
   ].filter(Boolean).join(' · ');
   const pass = list(r.checks).find((c) => c.id === 'forward-pass');
   return el('section', { className: 'hero', 'aria-label': 'Summary' },
@@ -106,17 +105,20 @@ function countSection(r, ctx) {
   const roles = entries(params.by_role).sort((a, b) => b[1] - a[1]);
   const byRole = roles.length ? table('Parameters by role', ['Role', '#Parameters', '#Share'],
     roles.map(([role, n]) => el('tr', null, rowHead(role), num(int(n)), num(params.total ? `${(100 * n / params.total).toFixed(1)}%` : DASH)))) : null;
-  const tensors = list(params.tensors);
-  const tensorList = el('details', { className: 'tensors' }, el('summary', null, `Tensors, named as in the checkpoint (${int(tensors.length)})`));
-  tensorList.addEventListener('toggle', () => {
+  // The tensor list is asked of the core when opened (MoE experts stacked per layer).
+  const tensorList = el('details', { className: 'tensors', id: `${ctx.prefix}-tensors` }, el('summary', null, `Tensors, named as in the checkpoint (${int(params.tensor_count)})`));
+  tensorList.addEventListener('toggle', async () => {
     if (!tensorList.open || tensorList.dataset.filled) return;
     tensorList.dataset.filled = '1';
+    const answer = await ctx.load('tensors');
+    if (!answer || !answer.ok) { tensorList.append(el('p', { className: 'muted' }, answer ? text(answer.error.message) : 'Replaced by a newer plan.')); return; }
+    const tensors = list(answer.tensors);
     const input = el('input', { type: 'search', placeholder: 'filter by name', 'aria-label': 'Filter tensors by name' });
     const body = el('tbody');
     const fill = () => {
       const q = input.value.trim().toLowerCase();
       const hits = tensors.filter((t) => !q || String(t.name).toLowerCase().includes(q));
-      body.replaceChildren(...hits.slice(0, 300).map((t) => el('tr', null, td(el('code', null, text(t.name))), num(shape(t.shape)), num(int(t.count)), td(text(t.role)), td(t.tied ? `tied to ${text(t.tied_to)}` : ''))),
+      body.replaceChildren(...hits.slice(0, 300).map((t) => el('tr', null, td(el('code', null, text(t.name))), num(`${t.experts > 1 ? `${int(t.experts)} × ` : ''}${shape(t.shape)}`), num(int(t.count)), td(text(t.role)), td(t.tied ? `tied to ${text(t.tied_to)}` : ''))),
         hits.length > 300 ? el('tr', null, el('td', { colSpan: 5, className: 'muted' }, `${int(hits.length - 300)} more: narrow the filter`)) : '');
     };
     input.addEventListener('input', fill);
@@ -209,16 +211,17 @@ function costSection(r) {
     table(`${modeLabel(c.mode)} on every card`, ['Card', '#Cards', '#Hours', '#Cost'], rows, 'cost'));
 }
 
-function structureSection(r) {
-  const graph = r.graph || {};
+function structureBlocks(graph) {
   const blocks = list(graph.blocks);
   const nodeRows = (b) => list(b.nodes).map((n) => el('tr', null, td(el('code', null, text(n.name))),
     td(n.detail && n.detail !== n.op ? `${text(n.op)} (${text(n.detail)})` : text(n.op)),
     num(shape(n.out_shape)), num(int(n.params)), num(si(n.flops_per_token)), num(bytes(n.saved_bytes))));
   const items = blocks.map((b) => {
+    const many = isNum(b.repeat) && b.repeat > 1;
+    const where = many && b.contiguous === false ? ` (blocks ${list(b.indices).join(', ')})` : '';
     const d = el('details', { className: 'struct-block' }, el('summary', null,
-      el('span', { className: 'bname' }, text(b.name), isNum(b.repeat) && b.repeat > 1 ? ` … ${text(b.last)}` : ''),
-      el('span', { className: 'bmeta' }, `${text(b.kind)}${isNum(b.repeat) && b.repeat > 1 ? ` × ${b.repeat}` : ''} · ${int(b.params)} params${isNum(b.repeat) && b.repeat > 1 ? ' each' : ''} · ${list(b.nodes).length} nodes`)));
+      el('span', { className: 'bname' }, text(b.name), many ? ` … ${text(b.last)}` : ''),
+      el('span', { className: 'bmeta' }, `${text(b.kind)}${many ? ` × ${b.repeat}` : ''}${where} · ${int(b.params)} params${many ? ' each' : ''} · ${list(b.nodes).length} nodes`)));
     // Tables are built when a block is first opened: large models have thousands of nodes.
     d.addEventListener('toggle', () => {
       if (!d.open || d.dataset.filled) return;
@@ -228,10 +231,22 @@ function structureSection(r) {
     return d;
   });
   const toggleAll = (open) => () => { for (const d of items) d.open = open; };
-  return section('structure', 'Structure',
-    el('p', { className: 'muted' }, `${int(graph.node_count)} nodes in ${int(blocks.reduce((s, b) => s + (b.repeat || 1), 0))} blocks; identical consecutive blocks are folded. Shapes at batch ${int(graph.batch)} and ${int(graph.seq)} tokens; saved bytes are what the training step keeps for backward.`),
+  return [el('p', { className: 'muted' }, `${int(graph.node_count)} nodes in ${int(blocks.reduce((s, b) => s + (b.repeat || 1), 0))} blocks; blocks with identical rows are folded, wherever they sit. Shapes at batch ${int(graph.batch)} and ${int(graph.seq)} tokens; saved bytes are what the training step keeps for backward.`),
     el('p', { className: 'buttons' }, el('button', { type: 'button', onclick: toggleAll(true) }, 'Unfold all'), el('button', { type: 'button', onclick: toggleAll(false) }, 'Fold all')),
-    el('div', { className: 'struct' }, items));
+    el('div', { className: 'struct' }, items)];
+}
+
+// The graph is asked of the core when this section is opened.
+function structureSection(r, ctx) {
+  const graph = el('details', { id: `${ctx.prefix}-graph`, className: 'graph' }, el('summary', null, 'Blocks and nodes of the traced graph'));
+  graph.addEventListener('toggle', async () => {
+    if (!graph.open || graph.dataset.filled) return;
+    graph.dataset.filled = '1';
+    const answer = await ctx.load('graph');
+    if (!answer || !answer.ok) { graph.append(el('p', { className: 'muted' }, answer ? text(answer.error.message) : 'Replaced by a newer plan.')); return; }
+    graph.append(...structureBlocks(answer));
+  });
+  return section('structure', 'Structure', graph);
 }
 
 function checksSection(r) {
@@ -256,14 +271,20 @@ function cliSection(r, ctx) {
     el('pre', { className: 'twin cli' }, el('code', null, ctx.cli)));
 }
 
-function twinsSection(r) {
+function twinsSection(r, ctx) {
   const md = el('details', { id: 'markdown-twin' }, el('summary', null, 'Markdown twin'));
-  md.addEventListener('toggle', () => { if (md.open && !md.dataset.filled) { md.dataset.filled = '1'; md.append(el('pre', { className: 'twin' }, text(r.markdown))); } });
+  md.addEventListener('toggle', async () => {
+    if (!md.open || md.dataset.filled) return;
+    md.dataset.filled = '1';
+    const answer = await ctx.load('markdown');
+    md.append(el('pre', { className: 'twin' }, answer && answer.ok ? text(answer.markdown) : answer ? text(answer.error.message) : ''));
+  });
   const js = el('details', { id: 'json-report' }, el('summary', null, 'JSON report'));
   js.addEventListener('toggle', () => {
     if (!js.open || js.dataset.filled) return;
     js.dataset.filled = '1';
-    const s = JSON.stringify(r, null, 1);
+    const { curves, ...core } = r;  // the curves are drawn here from the event list, not sent
+    const s = JSON.stringify(core, null, 1);
     js.append(el('pre', { className: 'twin' }, s.length > 400000 ? `${s.slice(0, 400000)}\n… (${int(s.length)} characters: use Export → JSON report for all of it)` : s));
   });
   return section('twins', 'The same report as Markdown and JSON', md, js);

@@ -1,5 +1,7 @@
-// The one entry point of the core: config text + options JSON in, report JSON out.
-// It is what the wasm binding, the CLI and the native tests all call; it never throws.
+// The one-call entry point of the core: config text + options JSON in, the whole report out
+// (core report, tensor list, graph, curves, Markdown). A compatibility wrapper over
+// cardfit::Planner (planner.hpp), which the page, the widget and the CLI use to ask for each
+// section only when it is needed. Never throws.
 #pragma once
 #include <string>
 #include <string_view>
@@ -13,5 +15,9 @@ std::string handle(std::string_view config_text, std::string_view options_json);
 
 /// The schema version string of the report ("cardfit.report/1").
 const char* report_schema();
+
+/// The error JSON of the last resort (code "internal", a fixed message): for a caller's own
+/// catch-all, such as the wasm binding's.
+const char* internal_error_json();
 
 }  // namespace cardfit

@@ -1,0 +1,62 @@
+// JsonWriter: appends JSON text to a string as it goes, with nlohmann::json::dump()'s exact
+// spelling (compact, numbers as nlohmann prints them, strings escaped alike), so reports written
+// with it stay byte-compatible with the tree-built ones. Not a DOM and not a validator: callers
+// write object keys in the order nlohmann would (sorted), which tests/cpp/report_test.cpp checks
+// by re-dumping every golden report.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace cardfit {
+
+class JsonWriter {
+ public:
+  explicit JsonWriter(std::string& out) : out_(out) {}
+
+  JsonWriter& begin_object() { open('{'); return *this; }
+  JsonWriter& end_object() { close('}'); return *this; }
+  JsonWriter& begin_array() { open('['); return *this; }
+  JsonWriter& end_array() { close(']'); return *this; }
+  /// The next member's key (inside an object).
+  JsonWriter& key(std::string_view k);
+
+  JsonWriter& value(std::string_view s);
+  JsonWriter& value(const char* s) { return value(std::string_view(s)); }
+  JsonWriter& value(const std::string& s) { return value(std::string_view(s)); }
+  /// Any integer type (int64_t is long natively, long long in wasm; size_t differs likewise).
+  template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
+  JsonWriter& value(T v) {
+    if constexpr (std::is_signed_v<T>) return signed_value(int64_t(v));
+    else return unsigned_value(uint64_t(v));
+  }
+  JsonWriter& value(double v);  // non-finite → null, as nlohmann
+  JsonWriter& value(bool v);
+  JsonWriter& null();
+  /// Pre-rendered JSON text (a section another writer produced).
+  JsonWriter& raw(std::string_view json);
+
+  template <class T>
+  JsonWriter& field(std::string_view k, const T& v) { key(k); return value(v); }
+  template <class T>
+  JsonWriter& array_of(const std::vector<T>& items) {
+    begin_array();
+    for (const auto& x : items) value(x);
+    return end_array();
+  }
+
+ private:
+  JsonWriter& signed_value(int64_t v);
+  JsonWriter& unsigned_value(uint64_t v);
+  void write_string(std::string_view s);
+  void open(char c);
+  void close(char c);
+  void separate();
+  std::string& out_;
+  std::vector<bool> first_;  // per open container: nothing written in it yet
+  bool after_key_ = false;
+};
+
+}  // namespace cardfit

@@ -1,0 +1,227 @@
+// The sections made only when asked: the graph (nodes, and blocks folded by signature), the
+// tensor list (MoE experts stacked per layer unless expanded) and the memory curves, each written
+// straight to a string. Formats only: every number comes from plan/ and the traced Model.
+#include <string_view>
+#include <unordered_map>
+
+#include "../plan/curve.hpp"
+#include "../plan/graph_costs.hpp"
+#include "json_writer.hpp"
+#include "report.hpp"
+
+namespace cardfit {
+
+namespace {
+std::string leaf(const std::string& block_name, const std::string& node_name) {
+  return node_name.rfind(block_name + ".", 0) == 0 ? node_name.substr(block_name.size() + 1) : node_name;
+}
+
+struct NodeRow {
+  const Node* node;
+  std::string name;
+  int64_t rows, tokens, flops_context, saved;
+};
+
+// One node's members (keys in nlohmann's order); `block` < 0 leaves the block index out (the
+// folding signature, which must not differ between blocks that only differ in position).
+// In a signature, value ids are numbered by first appearance within the block (`local`), so two
+// blocks that wire their nodes alike compare equal whatever their global ids.
+void node_json(JsonWriter& w, const NodeRow& r, int64_t block, Domain domain, std::unordered_map<ValueId, ValueId>* local = nullptr) {
+  auto id = [&](ValueId v) { return local && v != kNoValue ? local->try_emplace(v, ValueId(local->size())).first->second : v; };
+  const Node& n = *r.node;
+  w.begin_object();
+  if (n.op == Op::attention) {
+    w.key("attention").begin_object().field("causal", n.attn.causal).field("cross", n.attn.cross);
+    w.field("head_dim", n.attn.head_dim).field("heads", n.attn.heads).field("kv_heads", n.attn.kv_heads);
+    w.field("window", n.attn.window).end_object();
+  }
+  if (block >= 0) w.field("block", block);
+  w.field("detail", n.detail).field("domain", domain_name(domain));
+  if (n.experts > 1) w.key("experts").begin_object().field("active", n.active).field("stored", n.experts).end_object();
+  w.field("flops_per_token", forward_flops_per_token(n, r.flops_context)).key("inputs").begin_array();
+  for (ValueId v : n.inputs) w.value(id(v));
+  w.end_array();
+  w.field("name", r.name).field("op", op_name(n.op));
+  w.key("out_shape").begin_array().value(r.rows).value(r.tokens).value(n.out).end_array().field("output", id(n.output));
+  w.field("params", n.params).field("saved_bytes", r.saved).end_object();
+}
+
+// Expert tensors "<prefix>experts.<i>.<suffix>": the index and where it sits, or npos.
+struct ExpertName {
+  size_t index_at = std::string::npos, index_end = 0;
+  int64_t index = -1;
+};
+ExpertName expert_name(const std::string& name) {
+  static constexpr std::string_view kExperts = ".experts.";
+  ExpertName e;
+  const size_t at = name.find(kExperts);
+  if (at == std::string::npos) return e;
+  size_t i = at + kExperts.size(), j = i;
+  int64_t v = 0;
+  while (j < name.size() && j - i < 9 && name[j] >= '0' && name[j] <= '9') v = v * 10 + (name[j++] - '0');
+  if (j == i || j >= name.size() || name[j] != '.') return e;
+  e.index_at = i;
+  e.index_end = j;
+  e.index = v;
+  return e;
+}
+
+void tensor_json(JsonWriter& w, const Tensor& t, const std::string& name, int64_t count, int64_t experts) {
+  w.begin_object().field("count", count);
+  if (experts > 0) w.field("experts", experts);
+  w.field("layer", t.layer).field("name", name).field("role", role_name(t.role)).key("shape").array_of(t.shape);
+  w.field("tied", !t.tied_to.empty()).field("tied_to", t.tied_to).end_object();
+}
+}  // namespace
+
+std::string graph_report(const Model& m, const Plan& p) {
+  // Saved bytes as the requested mode's training step keeps them (serving: the full fine-tune's).
+  // A vision tower's blocks run over images: their nodes' shapes are [batch × images, tokens per
+  // image, features], as the tower's tensors are, and a frozen tower keeps nothing.
+  const Options& opt = p.options;
+  const int64_t batch = opt.batch;
+  const int64_t seq = opt.mode == Mode::serve ? p.serve_seq : p.seq;
+  const Mode mode = opt.mode == Mode::serve ? Mode::full : opt.mode;
+  const StepSetup setup = make_setup(m, opt, mode);
+  StepSetup unrecorded = setup;
+  unrecorded.train = false;
+  const std::vector<char> recorded = recorded_blocks(m, opt, mode, setup.images);
+  const int64_t dseq = opt.decoder_seq > 0 ? opt.decoder_seq : seq;
+
+  std::string nodes, sig;
+  JsonWriter nw(nodes);
+  nw.begin_array();
+  // Blocks whose rows (leaf names, ops, shapes, numbers) are identical fold into one entry,
+  // wherever they sit: Gemma 2's alternating local and global layers give two entries, not 42.
+  struct Group {
+    size_t first;
+    std::vector<size_t> members;
+    std::string folded_nodes;
+    int64_t params = 0;
+  };
+  std::vector<Group> groups;
+  std::unordered_map<std::string, size_t> by_signature;
+  size_t node_count = 0;
+  for (size_t bi = 0; bi < m.blocks.size(); ++bi) {
+    const Block& b = m.blocks[bi];
+    const bool vision = b.domain == Domain::vision;
+    const BlockCost cost = block_cost(m, bi, recorded[bi] ? setup : unrecorded, seq, dseq);
+    std::vector<NodeRow> rows;
+    for (size_t ni = 0; ni < b.nodes.size(); ++ni) {
+      const Node& n = b.nodes[ni];
+      const int64_t tokens = vision ? (n.tokens_per_image > 0 ? n.tokens_per_image : b.tokens_per_image)
+                                    : node_tokens(m, bi, ni, seq, dseq, setup.images);
+      rows.push_back({&n, n.name, vision ? checked_mul(batch, setup.images, "a shape") : batch, tokens,
+                      attention_context(m, bi, n, seq, dseq), checked_mul(cost.node_saved[ni], batch, "saved activations")});
+      node_json(nw, rows.back(), int64_t(bi), b.domain);
+      ++node_count;
+    }
+    sig.clear();
+    JsonWriter sw(sig);
+    sw.begin_array().value(b.kind).value(domain_name(b.domain)).value(vision ? b.tokens_per_image : int64_t(0));
+    std::unordered_map<ValueId, ValueId> local;
+    for (auto& r : rows) {
+      r.name = leaf(b.name, r.node->name);
+      node_json(sw, r, -1, b.domain, &local);
+    }
+    sw.end_array();
+    auto [it, fresh] = by_signature.try_emplace(sig, groups.size());
+    if (fresh) {
+      Group g{bi, {}, {}, 0};
+      JsonWriter fw(g.folded_nodes);
+      fw.begin_array();
+      for (const auto& r : rows) node_json(fw, r, int64_t(bi), b.domain);
+      fw.end_array();
+      for (const auto& n : b.nodes) g.params += n.params;
+      groups.push_back(std::move(g));
+    }
+    groups[it->second].members.push_back(bi);
+  }
+  nw.end_array();
+
+  std::string out;
+  out.reserve(nodes.size() + 4096);
+  JsonWriter w(out);
+  w.begin_object().field("batch", batch).key("blocks").begin_array();
+  for (const auto& g : groups) {
+    const Block& first = m.blocks[g.first];
+    const Block& last = m.blocks[g.members.back()];
+    const bool contiguous = g.members.back() - g.members.front() + 1 == g.members.size();
+    w.begin_object().field("contiguous", contiguous).field("domain", domain_name(first.domain));
+    w.field("first", first.name).key("indices").array_of(g.members).field("kind", first.kind);
+    w.field("last", last.name).field("name", first.name).key("nodes").raw(g.folded_nodes);
+    w.field("params", g.params).field("repeat", g.members.size());
+    if (first.domain == Domain::vision) w.field("tokens_per_image", first.tokens_per_image);
+    w.end_object();
+  }
+  w.end_array().field("images", setup.images).field("node_count", node_count).key("nodes").raw(nodes);
+  w.field("seq", seq).end_object();
+  return out;
+}
+
+std::string tensors_report(const Model& m, bool expand_experts) {
+  // Pass 1: group each layer's expert tensors by name without the index; a group stacks when its
+  // tensors agree in shape, role, layer and tying, and its indices run 0, 1, ..., n-1.
+  struct Group {
+    std::vector<size_t> members;
+    bool stackable = true;
+  };
+  std::vector<int> group_of(m.tensors.size(), -1);
+  std::vector<Group> groups;
+  if (!expand_experts) {
+    std::unordered_map<std::string, int> by_name;
+    for (size_t i = 0; i < m.tensors.size(); ++i) {
+      const Tensor& t = m.tensors[i];
+      const ExpertName e = expert_name(t.name);
+      if (e.index < 0) continue;
+      std::string key = t.name.substr(0, e.index_at) + '*' + t.name.substr(e.index_end);
+      auto [it, fresh] = by_name.try_emplace(std::move(key), int(groups.size()));
+      if (fresh) groups.emplace_back();
+      Group& g = groups[size_t(it->second)];
+      if (!g.members.empty()) {
+        const Tensor& f = m.tensors[g.members.front()];
+        if (f.shape != t.shape || f.role != t.role || f.layer != t.layer || f.tied_to != t.tied_to) g.stackable = false;
+      }
+      if (e.index != int64_t(g.members.size())) g.stackable = false;
+      g.members.push_back(i);
+      group_of[i] = it->second;
+    }
+    for (auto& g : groups) g.stackable = g.stackable && g.members.size() > 1;
+  }
+  std::string out;
+  out.reserve(m.tensors.size() * (expand_experts ? 140 : 40) + 256);
+  JsonWriter w(out);
+  w.begin_object().field("expanded", expand_experts).field("tensor_count", m.tensors.size()).key("tensors").begin_array();
+  for (size_t i = 0; i < m.tensors.size(); ++i) {
+    const Tensor& t = m.tensors[i];
+    const int gi = group_of[i];
+    if (gi < 0 || !groups[size_t(gi)].stackable) {
+      tensor_json(w, t, t.name, t.count(), 0);
+      continue;
+    }
+    const Group& g = groups[size_t(gi)];
+    if (g.members.front() != i) continue;  // stacked at its first expert
+    const ExpertName e = expert_name(t.name);
+    const std::string name = t.name.substr(0, e.index_at) + "{0.." + std::to_string(g.members.size() - 1) + "}" +
+                             t.name.substr(e.index_end);
+    tensor_json(w, t, name, checked_mul(t.count(), int64_t(g.members.size()), "a stacked tensor"), int64_t(g.members.size()));
+  }
+  w.end_array().end_object();
+  return out;
+}
+
+std::string curves_report(const Plan& p) {
+  std::string out;
+  JsonWriter w(out);
+  w.begin_object();
+  for (const auto& c : memory_curves(p)) {  // full, lora, qlora, serve: sorted already
+    w.key(mode_name(c.mode)).begin_object().key("points").begin_array();
+    for (const auto& pt : c.points)
+      w.begin_object().field("batch", pt.batch).field("peak_bytes", pt.peak_bytes).field("reserved_bytes", pt.reserved_bytes).end_object();
+    w.end_array().field("seq", c.seq).end_object();
+  }
+  w.end_object();
+  return out;
+}
+
+}  // namespace cardfit

@@ -1,0 +1,165 @@
+// cardfit::Planner: parse the options, trace the config text (or reuse its traced Model), plan,
+// and hand the Plan to report/ for the section asked. The catalog is parsed once per Planner; the
+// last kCachedTexts traced texts are kept (the page's model A and B, and a what-if or two).
+#include "include/cardfit/planner.hpp"
+
+#include <list>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "arch/registry.hpp"
+#include "config.hpp"
+#include "error.hpp"
+#include "include/cardfit/handle.hpp"
+#include "plan/cards.hpp"
+#include "plan/checkpoint.hpp"
+#include "plan/checks.hpp"
+#include "plan/plan.hpp"
+#include "plan/validate.hpp"
+#include "report/report.hpp"
+
+namespace cardfit {
+using nlohmann::json;
+
+namespace {
+constexpr size_t kCachedTexts = 4;
+
+struct Traced {
+  std::string text;
+  Config config;  // kept for the refusals that read the config beside the options (validate.hpp)
+  Model model;
+};
+
+std::string error_json(const Error& e) {
+  json err = {{"code", error_code_string(e.code)}, {"message", e.message}, {"path", e.path}};
+  if (e.line > 0) {
+    err["line"] = e.line;
+    err["column"] = e.column;
+  }
+  return json{{"ok", false}, {"error", err}}.dump();
+}
+
+// Runs one entry point: a cardfit::Error becomes its error JSON; any other exception is a bug in
+// the core, and its text (library-internal, possibly quoting the input) is not shown.
+template <class F>
+std::string guarded(F&& body) {
+  try {
+    return body();
+  } catch (const Error& e) {
+    return error_json(e);
+  } catch (...) {
+    return internal_error_json();
+  }
+}
+
+// {"ok":true, <the members of an object written by report/>}.
+std::string ok_object(const std::string& object_json) {
+  return object_json.size() <= 2 ? R"({"ok":true})" : R"({"ok":true,)" + object_json.substr(1);
+}
+}  // namespace
+
+struct Planner::State {
+  std::optional<Catalog> catalog;
+  std::list<Traced> traced;  // most recently used first
+
+  const Catalog& cards() {
+    if (!catalog) catalog = load_catalog();
+    return *catalog;
+  }
+
+  const Traced& trace(std::string_view text) {
+    for (auto it = traced.begin(); it != traced.end(); ++it)
+      if (it->text == text) {
+        traced.splice(traced.begin(), traced, it);
+        return traced.front();
+      }
+    Config config = Config::parse(text);
+    Model model = trace_model(config);
+    traced.push_front({std::string(text), std::move(config), std::move(model)});
+    if (traced.size() > kCachedTexts) traced.pop_back();
+    return traced.front();
+  }
+};
+
+namespace {
+// Everything a section is written from. Options are parsed before the config (their errors win,
+// as they always have).
+struct Planned {
+  Options options;
+  const Traced* traced = nullptr;
+  Plan plan;
+};
+
+Planned make(Planner::State& s, std::string_view config_text, std::string_view options_json) {
+  Planned p;
+  p.options = parse_options(options_json);
+  p.traced = &s.trace(config_text);
+  const Catalog& catalog = s.cards();
+  validate_request(p.traced->config, p.traced->model, p.options, catalog);  // refusals, before planning
+  p.plan = make_plan(p.traced->model, p.options, catalog);
+  return p;
+}
+
+std::string core_of(const Planned& p) {
+  const Model& m = p.traced->model;
+  const auto checkpoint = reconcile(m, p.options);
+  const auto checks = run_checks(m, p.options, p.plan.seq);
+  // The checks at batch 1 and above it (the page re-evaluates a batch change without the core;
+  // run_checks looks at the batch only as batch > 1, tests/cpp/report_test.cpp holds it to that).
+  Options single = p.options, batched = p.options;
+  single.batch = 1;
+  batched.batch = 2;
+  const auto checks_single = p.options.batch == 1 ? checks : run_checks(m, single, p.plan.seq);
+  const auto checks_batched = p.options.batch == 2 ? checks : run_checks(m, batched, p.plan.seq);
+  return core_report({m, p.plan, checkpoint, checks, checks_single, checks_batched});
+}
+}  // namespace
+
+Planner::Planner() : state_(std::make_unique<State>()) {}
+Planner::~Planner() = default;
+
+std::string Planner::plan(std::string_view config_text, std::string_view options_json) {
+  return guarded([&] { return core_of(make(*state_, config_text, options_json)); });
+}
+
+std::string Planner::graph(std::string_view config_text, std::string_view options_json) {
+  return guarded([&] {
+    const Planned p = make(*state_, config_text, options_json);
+    return ok_object(graph_report(p.traced->model, p.plan));
+  });
+}
+
+std::string Planner::tensors(std::string_view config_text, std::string_view options_json, bool expand_experts) {
+  return guarded([&] {
+    parse_options(options_json);  // the same errors as every other call
+    return ok_object(tensors_report(state_->trace(config_text).model, expand_experts));
+  });
+}
+
+std::string Planner::curves(std::string_view config_text, std::string_view options_json) {
+  return guarded([&] { return ok_object(curves_report(make(*state_, config_text, options_json).plan)); });
+}
+
+std::string Planner::markdown(std::string_view config_text, std::string_view options_json) {
+  return guarded([&] {
+    const Planned p = make(*state_, config_text, options_json);
+    json r = json::parse(core_of(p));
+    r["graph"] = json::parse(graph_report(p.traced->model, p.plan));
+    return json{{"ok", true}, {"markdown", report_markdown(r)}}.dump();
+  });
+}
+
+std::string Planner::report(std::string_view config_text, std::string_view options_json) {
+  return guarded([&] {
+    const Planned p = make(*state_, config_text, options_json);
+    json r = json::parse(core_of(p));
+    r["params"]["tensors"] = json::parse(tensors_report(p.traced->model, true))["tensors"];
+    r["graph"] = json::parse(graph_report(p.traced->model, p.plan));
+    r["curves"] = json::parse(curves_report(p.plan));
+    r["markdown"] = report_markdown(r);
+    return r.dump();
+  });
+}
+
+}  // namespace cardfit
