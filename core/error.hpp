@@ -19,6 +19,33 @@ enum class ErrorCode {
   option_value,        // an option with a bad value
   checkpoint_header,   // a safetensors header/index that cannot be read
   overflow,            // a byte or FLOP count exceeds 64 bits
+  // Codes the front ends emit (wasm/bindings.cpp, wasm/api.js, scripts/cardfit, web/src): listed
+  // here so that every code a user can see has one spelling and one summary, exported by
+  // describe_json(). The JS side takes its default messages from the summaries.
+  internal_uncaught,   // wasm/bindings.cpp: an exception escaped handle() (e.g. out of memory)
+  api_config_not_string,
+  api_options_not_object,
+  api_crashed,         // the wasm module trapped; a fresh instance replaces it
+  api_load_failed,     // the page's worker could not instantiate the module
+  cli_unknown_option,
+  cli_missing_value,
+  cli_unexpected_value,
+  cli_no_config,
+  cli_file_unreadable,
+  cli_safetensors_invalid,
+  cli_not_built,
+  cli_internal,
+  source_none,         // web/src/sources.js and widget.js: getting a config or checkpoint file
+  source_id,
+  source_file,
+  source_safetensors,
+  source_network,
+  source_offline,
+  source_timeout,
+  source_http,
+  source_missing,
+  source_gated,
+  widget_failed,
   internal,            // a bug: an exception the core did not expect
 };
 

@@ -10,6 +10,7 @@
 
 #include <string>
 
+#include "cardfit/describe.hpp"
 #include "cardfit/handle.hpp"
 
 namespace {
@@ -20,7 +21,7 @@ std::string handle(const std::string& config_text, const std::string& options_js
   try {
     return cardfit::handle(config_text, options_json);
   } catch (...) {
-    return R"({"ok":false,"error":{"code":"internal.uncaught","message":"The core raised an unexpected exception; please report this config.","path":""}})";
+    return cardfit::uncaught_error_json();  // code internal.uncaught of core/error.cpp
   }
 }
 
@@ -31,4 +32,5 @@ std::string schema() { return cardfit::report_schema(); }
 EMSCRIPTEN_BINDINGS(cardfit) {
   emscripten::function("handle", &handle);
   emscripten::function("schema", &schema);
+  emscripten::function("describe", &cardfit::describe_json);  // option schema + error registry
 }
