@@ -1,39 +1,42 @@
 // wasm/cardfit.d.ts: the types of dist/cardfit.js's JS API (wasm/api.js), copied next to it by the
 // build. Not the report's full schema: only the fields callers rely on (docs/api.md has them all).
 
-/** Options of a plan; the CLI spells the same names with hyphens (--lora-rank = lora_rank). */
-export interface PlanOptions {
-  mode?: 'full' | 'lora' | 'qlora' | 'serve';
-  batch?: number;
-  seq?: number;
-  serve_seq?: number;
-  lora_rank?: number;
-  lora_targets?: string[];
-  optimizer?: 'adamw' | 'adamw8bit' | 'adafactor' | 'sgd';
-  precision?: 'bf16-mixed' | 'fp16-mixed' | 'bf16' | 'fp32';
-  grad_ckpt?: boolean;
-  attention?: 'sdpa' | 'eager' | 'flash';
-  serve_dtype?: 'bf16' | 'fp8' | 'int8' | 'int4';
-  kv_dtype?: 'bf16' | 'fp8';
-  gpus?: number;
-  /** A card id of data/cards.json: the priced card. */
-  card?: string;
-  checkpoint_total?: number;
-  /** The JSON header text of a model.safetensors. */
-  safetensors_header?: string;
-  /** The text of a model.safetensors.index.json. */
-  safetensors_index?: string;
-  epochs?: number;
-  samples?: number;
-  cost_batch?: number;
-  mfu?: number;
-  /** USD per GPU-hour by card id. */
-  prices?: Record<string, number>;
+// <generated: scripts/gen-types.mjs>
+// </generated>
+
+/** One option of the core's schema (cardfit.describe.options; docs/api.md, "Options"). */
+export interface OptionSpec {
+  name: keyof PlanOptions;
+  type: 'enum' | 'integer' | 'number' | 'boolean' | 'names' | 'map' | 'text';
+  /** The id of its group in the page's form (describe.groups). */
+  group: string;
+  doc: string;
+  /** The CLI's flag, and its value placeholder (none: a switch). */
+  flag: string;
+  flag_arg?: string;
+  /** The CLI reads the value from a file: its text, or only a safetensors header. */
+  flag_reads?: 'file' | 'safetensors_header';
+  values?: string[];
+  min?: number;
+  max?: number;
+  min_exclusive?: boolean;
+  max_length?: number;
+  item?: { type: 'number'; min: number };
+  /** The default as a value one could pass; null when computed (see default_note). */
+  default: unknown;
+  default_note?: string;
+}
+
+/** What the core accepts and answers: the option schema and the error registry. */
+export interface Describe {
+  readonly options: readonly OptionSpec[];
+  readonly groups: readonly { id: string; title: string }[];
+  readonly errors: readonly { code: ErrorCode; summary: string }[];
 }
 
 /** An error as data: a stable code, a message for people, the JSON path of the offending field. */
 export interface CardfitError {
-  code: string;
+  code: ErrorCode;
   message: string;
   path: string;
   line?: number;
@@ -57,6 +60,8 @@ export interface Report {
 export interface Cardfit {
   /** The report schema this build produces, e.g. "cardfit.report/1". */
   readonly schema: string;
+  /** The option schema and the error registry of this build (frozen). */
+  readonly describe: Describe;
   /** Plans a config.json text; never throws for bad input, returns {ok: false, error} instead. */
   plan(configText: string, options?: PlanOptions): Report | { ok: false; error: CardfitError };
 }

@@ -15,16 +15,18 @@ const examples = JSON.parse(readFileSync(new URL('examples.json', examplesDir), 
 const gpt2 = examples[0].text;
 const cardfit = await createCardfit();
 
-test('the public API is exactly {schema, plan}', () => {
-  assert.deepEqual(Object.keys(cardfit).sort(), ['plan', 'schema']);
+test('the public API is exactly {schema, describe, plan}', () => {
+  assert.deepEqual(Object.keys(cardfit).sort(), ['describe', 'plan', 'schema']);
+  assert.deepEqual(Object.keys(cardfit.describe).sort(), ['errors', 'groups', 'options']);
   assert.equal(cardfit.schema, 'cardfit.report/1');
   assert.ok(Object.isFrozen(cardfit));
 });
 
-test('the raw module binds handle and schema and exports no runtime helpers', async () => {
+test('the raw module binds handle, schema and describe and exports no runtime helpers', async () => {
   const raw = await createCardfitModule();
   assert.equal(typeof raw.handle, 'function');
   assert.equal(typeof raw.schema, 'function');
+  assert.equal(typeof raw.describe, 'function');
   for (const name of ['setValue', 'getValue', 'ccall', 'cwrap', 'FS', 'UTF8ToString', 'stringToUTF8', 'addFunction', 'allocate']) {
     assert.equal(raw[name], undefined, `${name} must not be exported`);
   }
