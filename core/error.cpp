@@ -21,6 +21,7 @@ constexpr Entry table[] = {
     {"internal.uncaught", "The core raised an unexpected exception; please report this config."},
     {"api.config_not_string", "The config must be given as text (the contents of a config.json)."},
     {"api.options_not_object", "The options must be an object such as {\"batch\": 4}."},
+    {"api.options_not_json", "The options cannot be written as JSON (circular, or nested too deeply)."},
     {"api.crashed", "The planner crashed on this input. This is a bug in cardfit: please report the config."},
     {"api.load_failed", "The planner failed to load."},
     {"cli.unknown_option", "Unknown command-line option; see scripts/cardfit --help."},

@@ -25,6 +25,7 @@ enum class ErrorCode {
   internal_uncaught,   // wasm/bindings.cpp: an exception escaped handle() (e.g. out of memory)
   api_config_not_string,
   api_options_not_object,
+  api_options_not_json,  // circular, or nested deeper than JSON.stringify can go
   api_crashed,         // the wasm module trapped; a fresh instance replaces it
   api_load_failed,     // the page's worker could not instantiate the module
   cli_unknown_option,

@@ -42,8 +42,14 @@ var createCardfit = (function (createModule) {
           if (options !== undefined && (options === null || typeof options !== 'object' || Array.isArray(options))) {
             return failure(summaries, 'api.options_not_object');
           }
+          var optionsJson;
           try {
-            return JSON.parse(module.handle(configText, JSON.stringify(options || {})));
+            optionsJson = JSON.stringify(options || {});
+          } catch (e) {
+            return failure(summaries, 'api.options_not_json');  // the caller's value, not a crash
+          }
+          try {
+            return JSON.parse(module.handle(configText, optionsJson));
           } catch (e) {
             restart();
             return failure(summaries, 'api.crashed', String(e && e.message || e));

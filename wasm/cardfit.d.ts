@@ -96,6 +96,7 @@ export type ErrorCode =
   | 'internal.uncaught'
   | 'api.config_not_string'
   | 'api.options_not_object'
+  | 'api.options_not_json'
   | 'api.crashed'
   | 'api.load_failed'
   | 'cli.unknown_option'

@@ -175,4 +175,29 @@ test('every error code string of the JS side is in the core\'s registry, with th
   const summary = (c) => errors.find((e) => e.code === c).summary;
   assert.equal(cardfit.plan(undefined).error.message, summary('api.config_not_string'));
   assert.equal(cardfit.plan('{}', 7).error.message, summary('api.options_not_object'));
+  const circular = {};
+  circular.self = circular;
+  assert.equal(cardfit.plan('{}', circular).error.code, 'api.options_not_json');
+});
+
+test('deep option values are refused with options.value (or api.options_not_json), never a crash', () => {
+  const gpt2 = read('web/examples/gpt2.json');
+  const deep = (n) => { let v = 1; for (let i = 0; i < n; i++) v = [v]; return v; };
+  for (const name of ['batch', 'lora_targets', 'prices', 'mode']) {
+    const r = cardfit.plan(gpt2, { [name]: deep(800) });
+    assert.equal(r.error.code, 'options.value', name);
+    assert.equal(r.error.path, name);
+    assert.ok(r.error.message.length < 300, r.error.message);
+  }
+  // Deeper than JS itself can stringify: refused before the core, as the caller's value.
+  assert.equal(cardfit.plan(gpt2, { batch: deep(1e6) }).error.code, 'api.options_not_json');
+  assert.equal(cardfit.plan(gpt2, { batch: 2 }).ok, true);
+});
+
+test('a 100,000-deep option value as JSON text reaches the wasm core and is options.value', async () => {
+  const raw = await require(join(root, 'dist/cardfit.js')).createCardfitModule();
+  const deepText = `{"batch": ${'['.repeat(100000)}${']'.repeat(100000)}}`;
+  const r = JSON.parse(raw.handle(read('web/examples/gpt2.json'), deepText));
+  assert.deepEqual([r.error.code, r.error.path], ['options.value', 'batch']);
+  assert.match(r.error.message, /got an array\.$/);
 });

@@ -54,7 +54,7 @@ function parseHubId(input) {
   const at = s.lastIndexOf('@');
   if (at > 0) { revision = s.slice(at + 1) || 'main'; s = s.slice(0, at); }
   if (!/^[A-Za-z0-9][\w.-]*(\/[A-Za-z0-9][\w.-]*)?$/.test(s) || s.includes('..')) {
-    throw new SourceError('id', `"${String(input).trim()}" is not a hub id: write it as org/name (e.g. Qwen/Qwen2.5-3B), optionally @revision.`);
+    throw new SourceError('id', `"${String(input).trim().slice(0, 80)}" is not a hub id: write it as org/name (e.g. Qwen/Qwen2.5-3B), optionally @revision.`);
   }
   return { id: s, revision };
 }
