@@ -36,16 +36,26 @@ enum class ErrorCode {
   cli_safetensors_invalid,
   cli_not_built,
   cli_internal,
-  source_none,         // web/src/sources.js and widget.js: getting a config or checkpoint file
-  source_id,
-  source_file,
-  source_safetensors,
-  source_network,
-  source_offline,
-  source_timeout,
-  source_http,
-  source_missing,
-  source_gated,
+  cli_bad_value,
+  cli_export,
+  cli_export_one,
+  hub_bad_id,          // web/src/hub.js (the page, the widget and the CLI): fetching from the hub
+  hub_unreachable,
+  hub_network,
+  hub_offline,
+  hub_timeout,
+  hub_unauthorized,
+  hub_forbidden,
+  hub_gated,
+  hub_repo_not_found,
+  hub_revision_not_found,
+  hub_not_found,
+  hub_rate_limited,
+  hub_http,
+  hub_bad_response,
+  hub_file,            // web/src/sources.js: a dropped file that is none of the three kinds
+  hub_none,            // web/src/widget.js: no config given
+  safetensors_invalid, // a file that is not a safetensors file (page, widget)
   widget_failed,
   internal,            // a bug: an exception the core did not expect
 };

@@ -37,7 +37,7 @@ std::string run(std::string_view config_text, std::string_view options_json) {
   }
   const Plan plan = make_plan(model, options, catalog);
   const auto checkpoint = reconcile(model, options);
-  const auto checks = run_checks(cfg, model, options, plan.seq);
+  const auto checks = run_checks(model, options, plan.seq);
   json report = report_json({model, plan, checkpoint, checks});
   report["headline"] = headline(report);
   report["markdown"] = report_markdown(report);

@@ -1,6 +1,8 @@
 // Checked arithmetic on shapes and the counts of a Model.
 #include "model.hpp"
 
+#include <cctype>
+
 #include "error.hpp"
 
 namespace cardfit {
@@ -62,6 +64,50 @@ const char* op_name(Op op) {
     case Op::other: return "other";
   }
   return "other";
+}
+
+const char* norm_name(NormKind kind) {
+  switch (kind) {
+    case NormKind::layernorm: return "layernorm";
+    case NormKind::layernorm_nobias: return "layernorm_nobias";
+    case NormKind::layernorm_noaffine: return "layernorm_noaffine";
+    case NormKind::rmsnorm: return "rmsnorm";
+  }
+  return "norm";
+}
+
+ActKind act_kind(const std::string& hf_name) {
+  std::string k = hf_name;
+  for (auto& ch : k) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+  if (k == "relu" || k == "tanh" || k == "sigmoid" || k == "relu2") return ActKind::keeps_output;
+  if (k == "gelu_new" || k == "gelu_fast" || k == "gelu_python") return ActKind::gelu_python;
+  if (k == "quick_gelu") return ActKind::quick_gelu;
+  return ActKind::fused;
+}
+
+namespace {
+constexpr struct {
+  BlockKind kind;
+  const char* name;
+} kBlockKinds[] = {
+    {BlockKind::embedding, "embedding"},         {BlockKind::decoder_layer, "decoder_layer"},
+    {BlockKind::encoder_layer, "encoder_layer"}, {BlockKind::ssm_layer, "ssm_layer"}, {BlockKind::final, "final"},
+    {BlockKind::vision_embedding, "vision_embedding"}, {BlockKind::vision_layer, "vision_layer"},
+    {BlockKind::vision_final, "vision_final"},   {BlockKind::projector, "projector"},
+    {BlockKind::other, "other"},
+};
+}  // namespace
+
+const char* block_kind_name(BlockKind kind) {
+  for (const auto& k : kBlockKinds)
+    if (k.kind == kind) return k.name;
+  return "other";
+}
+
+BlockKind block_kind(const std::string& name) {
+  for (const auto& k : kBlockKinds)
+    if (name == k.name) return k.kind;
+  throw Error(ErrorCode::internal, "unknown block kind " + name);
 }
 
 int64_t Model::parameter_count() const {

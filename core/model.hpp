@@ -34,6 +34,49 @@ enum class Op {
 };
 const char* op_name(Op op);
 
+/// A value of the dataflow graph: one tensor of the forward pass, written by exactly one node.
+/// Ids index Model::values; kNoValue is "no input" (token ids, pixels, a learned probe).
+using ValueId = int32_t;
+inline constexpr ValueId kNoValue = -1;
+
+enum class NormKind {
+  layernorm,         // weight + bias
+  layernorm_nobias,  // weight only (OLMo-style affine without bias, cohere)
+  layernorm_noaffine,// no parameters (OLMo-1)
+  rmsnorm,           // weight (Gemma's "1 + weight" is still one weight vector)
+};
+const char* norm_name(NormKind kind);
+
+/// What a linear op's weight is, which decides whether PEFT's LoRA and bitsandbytes can wrap it.
+enum class LinearKind : uint8_t {
+  module,      // an nn.Linear (or GPT-2's Conv1D): a LoRA target, quantized by QLoRA
+  parameter,   // a bare nn.Parameter used in a matmul (fused experts, MHA in_proj, Gemma 3's
+               // projector): neither adapted nor quantized
+  patch_conv,  // a vision tower's patch Conv2d: not quantized
+};
+
+/// What an activation's backward keeps (graph_costs.cpp), from the HF activation name.
+enum class ActKind : uint8_t {
+  keeps_output,  // relu, tanh, sigmoid, relu2: the backward reads the output
+  gelu_python,   // gelu_new / gelu_fast / gelu_python: Python ops with an fp32 pow
+  quick_gelu,    // x * sigmoid(1.702 x)
+  fused,         // gelu, gelu_pytorch_tanh, silu, mish, ...: one op keeping its input
+};
+ActKind act_kind(const std::string& hf_name);
+
+/// A q/k norm acts on a projection's output rather than on the residual stream.
+enum class QkNorm : uint8_t {
+  none,
+  whole,      // normalises its input value (per head or over all heads)
+  one_head,   // one module per head (StableLM's LayerNormPerHead): normalises its own slice
+};
+
+/// A node by position, for typed references between nodes (a tied head and its embedding).
+struct NodeRef {
+  int block = -1, node = -1;
+  bool valid() const { return block >= 0 && node >= 0; }
+};
+
 /// What one attention op attends over. Self-attention of a decoder is what the KV cache holds.
 struct AttentionGeom {
   int64_t heads = 0, kv_heads = 0;
@@ -53,9 +96,11 @@ enum class Domain { text, vision };
 const char* domain_name(Domain domain);
 
 struct Node {
-  std::string name;       // module path ("model.layers.0.self_attn.q_proj")
+  std::string name;       // module path ("model.layers.0.self_attn.q_proj"): display and matching only
   Op op = Op::other;
-  std::string detail;     // kind within the op: "rmsnorm", "gelu_new", "silu", "conv1d"...
+  std::string detail;     // for display only: "rmsnorm", "gelu_new", "silu", "conv1d"...
+  std::vector<ValueId> inputs;  // the values it reads, in argument order (see each op's builder)
+  ValueId output = kNoValue;    // the value it writes
   int64_t in = 0;         // features per token in
   int64_t out = 0;        // features per token out
   int64_t params = 0;     // parameters this node owns (tied ones are counted once, at their owner)
@@ -66,12 +111,34 @@ struct Node {
   int64_t tokens_per_image = 0;  // vision blocks: tokens per image of this node's output where it
                                  // differs from its block's (CLIP's patch conv: the patches without the
                                  // class token; an op on a pooled token: 1); 0 = the block's
+  // Typed attributes (each read by plan/ instead of names or positions):
+  NormKind norm = NormKind::rmsnorm;        // op == norm
+  QkNorm qk_norm = QkNorm::none;            // op == norm on a q or k projection
+  LinearKind linear = LinearKind::module;   // op == linear / head
+  ActKind act = ActKind::fused;             // op == activation / gated_activation
+  bool vocab_head = false;                  // the LM head over the vocabulary (logits and loss)
+  NodeRef tied_to;                          // a head whose weight is this embedding node's
+  bool routed_output = false;               // an expert projection whose output the router weights
 };
 
+enum class BlockKind : uint8_t {
+  embedding, decoder_layer, encoder_layer, ssm_layer, final, vision_embedding, vision_layer, vision_final, projector, other
+};
+const char* block_kind_name(BlockKind kind);
+/// The block kind spelled as in the graph report ("decoder_layer"); Error(internal) if unknown.
+BlockKind block_kind(const std::string& name);
+
+/// Which sequence of an encoder-decoder model a text block runs over.
+enum class Sequence : uint8_t { source, target };
+
 struct Block {
-  std::string name;       // "transformer.h.0", "embeddings", "final"
-  std::string kind;       // "embedding", "decoder_layer", "encoder_layer", "vision_layer", "final"...
+  std::string name;       // "transformer.h.0", "embeddings", "final": display only
+  std::string kind;       // block_kind_name(kind_id), for display
+  BlockKind kind_id = BlockKind::other;
   int layer = -1;
+  Sequence sequence = Sequence::source;  // the decoder half of an encoder-decoder runs over the target
+  ValueId input = kNoValue;   // the residual stream entering the block
+  ValueId output = kNoValue;  // the residual stream leaving it
   std::vector<Node> nodes;
   Domain domain = Domain::text;
   int64_t tokens_per_image = 0;   // vision: tokens each image runs through this block
@@ -94,6 +161,36 @@ struct Dims {
   int64_t ssm_layers = 0, ssm_inner = 0, ssm_state = 0, ssm_conv_kernel = 0;
 };
 
+/// Where a value comes from: its producing node and its features per token.
+struct ValueInfo {
+  int block = -1, node = -1;
+  int64_t width = 0;
+};
+
+/// What the planner needs to know about a model beyond its graph, recorded by the family (or the
+/// shared fact reader) so that plan/ never reads the config.
+struct ModelFacts {
+  // Dropout probabilities of the configuration class's defaults (hidden, attention, activation,
+  // embedding); the `dropout` option replaces hidden, attention and embedding, and activation too
+  // where `dropout_option_sets_activation` (T5's dropout_rate is used everywhere).
+  double hidden_dropout = 0, attention_dropout = 0, activation_dropout = 0, embedding_dropout = 0;
+  bool dropout_option_sets_activation = false;
+  void dropouts(double hidden, double attention, double activation, double embedding) {
+    hidden_dropout = hidden;
+    attention_dropout = attention;
+    activation_dropout = activation;
+    embedding_dropout = embedding;
+  }
+  bool depth_scaled_init = false;     // residual projections initialised with std / sqrt(2 × layers)
+  // rope_scaling as given (checks): factor and original context, 0 where absent
+  bool has_rope_scaling = false;
+  double rope_factor = 0;
+  int64_t rope_original_max_positions = 0;
+  std::string checkpoint_dtype;       // torch_dtype / dtype of the published weights ("" unknown)
+  bool has_pad_token = false;
+  double attn_logit_softcap = 0;      // attention soft-capping (Gemma 2): SDPA cannot do it
+};
+
 struct Model {
   std::string model_type;         // as given in the config
   std::string family;             // the family file that traced it
@@ -103,7 +200,10 @@ struct Model {
   std::vector<Tensor> tensors;    // parameters, in checkpoint order
   std::vector<Tensor> buffers;    // non-parameter tensors the published checkpoint stores
   std::vector<Block> blocks;
+  std::vector<ValueInfo> values;  // the dataflow graph's values, indexed by ValueId
+  ModelFacts facts;
 
+  const Node& node(NodeRef r) const { return blocks[size_t(r.block)].nodes[size_t(r.node)]; }
   int64_t parameter_count() const;  // tied tensors counted once
   int64_t buffer_count() const;
 };

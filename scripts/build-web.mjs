@@ -3,6 +3,7 @@
 //                            module as inert text for the planner's worker, the page script)
 //   dist/cardfit-widget.js   the <cardfit-plan> embed widget, self-contained (wasm inlined)
 //   dist/widget-demo.html    a plain page that uses the widget
+//   dist/cardfit.mjs         the npm package's ESM entry over dist/cardfit.js
 // Not a bundler and not the wasm build (that is wasm/CMakeLists.txt): plain text substitution of
 // the explicit file lists below, each script wrapped in one function scope (no globals).
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
@@ -21,8 +22,10 @@ if (!existsSync(moduleFile)) {
 }
 
 // The page's and the widget's sources, in order: later files use what earlier ones define.
-const PAGE_SOURCES = ['format.js', 'charts.js', 'render.js', 'state.js', 'sources.js', 'planner.js', 'exports.js', 'compare.js', 'app.js'];
-const WIDGET_SOURCES = ['format.js', 'charts.js', 'state.js', 'sources.js', 'widget.js'];
+const PAGE_SOURCES = ['format.js', 'charts.js', 'render.js', 'state.js', 'hub.js', 'sources.js', 'planner.js', 'exports.js', 'changes.js', 'compare.js',
+  'hub-panel.js', 'history-panel.js', 'exports/settings.js', 'exports/accelerate.js', 'exports/deepspeed.js', 'exports/trl.js', 'exports/axolotl.js',
+  'exports/torchtune.js', 'exports/measure.js', 'exports/targets.js', 'app.js', 'export-menu.js'];
+const WIDGET_SOURCES = ['format.js', 'charts.js', 'state.js', 'hub.js', 'sources.js', 'widget.js'];
 
 // Inline script text must not close its own <script> element.
 function script(body, attributes = '') {
@@ -75,5 +78,14 @@ const demo = read(web('widget-demo.html')).replace(/<!-- inline-json: ([\w.-]+) 
   return compact.replace(/</g, '\\u003c');
 });
 writeFileSync(dist('widget-demo.html'), demo);
+
+// ---- dist/cardfit.mjs: the npm package's ESM entry (package.json "exports" import), over the
+// CommonJS dist/cardfit.js, which Node (and bundlers) import as its module.exports.
+writeFileSync(dist('cardfit.mjs'), `// dist/cardfit.mjs: ESM entry of the cardfit package (scripts/build-web.mjs); types: cardfit.d.ts.
+import cardfit from './cardfit.js';
+export const createCardfit = cardfit.createCardfit;
+export const createCardfitModule = cardfit.createCardfitModule;
+export default cardfit;
+`);
 
 console.log(`build-web: dist/index.html (${examples.length} examples), dist/cardfit-widget.js, dist/widget-demo.html written`);

@@ -5,40 +5,74 @@ namespace cardfit {
 
 namespace {
 // The norm on q (or k) of `heads` heads; `width` = heads * head_dim. See AttentionSpec::QkNormStorage.
-void qk_norm(ModelBuilder& b, const AttentionSpec& s, const std::string& name, int64_t heads, int64_t width) {
+// The norm on q (or k) of `heads` heads, reading the projection output `x`; `width` = heads *
+// head_dim. Returns the normed value.
+ValueId qk_norm(ModelBuilder& b, const AttentionSpec& s, const std::string& name, int64_t heads, int64_t width,
+                ValueId x) {
+  auto mark = [&](QkNorm how) { b.model().blocks.back().nodes.back().qk_norm = how; };
   if (!s.qk_norm_per_head) {
+    b.read(x);
     b.norm(name, width, s.qk_norm);
+    mark(QkNorm::whole);
   } else if (s.qk_norm_storage == AttentionSpec::kPerHeadModules) {
-    for (int64_t h = 0; h < heads; ++h) b.norm(name + ".norms." + std::to_string(h), s.head_dim, s.qk_norm);
+    // LayerNormPerHead: one module per head over its own slice of x, the slices stacked again.
+    std::vector<ValueId> heads_out;
+    for (int64_t h = 0; h < heads; ++h) {
+      b.read(x);
+      b.norm(name + ".norms." + std::to_string(h), s.head_dim, s.qk_norm);
+      mark(QkNorm::one_head);
+      heads_out.push_back(b.cursor());
+    }
+    return heads_out.empty() ? x : heads_out.back();
   } else if (s.qk_norm_storage == AttentionSpec::kHeadsByDim) {
     Node n;
     n.name = name;
     n.op = Op::norm;
     n.detail = norm_name(s.qk_norm);
+    n.norm = s.qk_norm;
+    n.qk_norm = QkNorm::whole;
     n.in = n.out = width;
     if (s.qk_norm != NormKind::layernorm_noaffine) n.params += b.tensor(name + ".weight", {heads, s.head_dim}, Role::norm);
     if (s.qk_norm == NormKind::layernorm) n.params += b.tensor(name + ".bias", {heads, s.head_dim}, Role::norm);
+    b.read(x);
     b.node(std::move(n));
   } else {
+    b.read(x);
     b.norm(name, s.head_dim, s.qk_norm);
+    mark(QkNorm::whole);
   }
+  return b.cursor();
 }
 }  // namespace
 
 void attention_block(ModelBuilder& b, const AttentionSpec& s) {
   const int64_t v_dim = s.v_head_dim ? s.v_head_dim : s.head_dim;
-  const int64_t q_out = s.heads * s.head_dim, k_out = s.kv_heads * s.head_dim, v_out = s.kv_heads * v_dim;
+  const int64_t q_out = checked_mul(s.heads, s.head_dim, "the query width");
+  const int64_t k_out = checked_mul(s.kv_heads, s.head_dim, "the key width");
+  const int64_t v_out = checked_mul(s.kv_heads, v_dim, "the value width");
   const std::string p = s.prefix + ".";
+  // q, k and v read the same input x (for cross attention k and v read s.kv_source, the
+  // encoder's output); a fused projection makes all three at once (views of one tensor).
+  const ValueId x = b.cursor();
+  const ValueId kv_x = s.cross && s.kv_source != kNoValue ? s.kv_source : x;
+  ValueId q, k, v;
   if (!s.fused_qkv.empty()) {
     LinearSpec l{.bias = s.fused_bias, .transposed = s.transposed, .role = Role::attention};
-    b.linear(p + s.fused_qkv, s.hidden, q_out + k_out + v_out, l);
+    b.linear(p + s.fused_qkv, s.hidden, checked_add(checked_add(q_out, k_out, "q/k/v widths"), v_out, "q/k/v widths"), l);
+    q = k = v = b.cursor();
   } else {
+    b.read(x);
     b.linear(p + s.q, s.hidden, q_out, {.bias = s.q_bias, .role = Role::attention});
+    q = b.cursor();
+    b.read(kv_x);
     b.linear(p + s.k, s.hidden, k_out, {.bias = s.k_bias, .role = Role::attention});
+    k = b.cursor();
+    b.read(kv_x);
     b.linear(p + s.v, s.hidden, v_out, {.bias = s.v_bias, .role = Role::attention});
+    v = b.cursor();
   }
-  if (!s.q_norm.empty()) qk_norm(b, s, p + s.q_norm, s.heads, q_out);
-  if (!s.k_norm.empty()) qk_norm(b, s, p + s.k_norm, s.kv_heads, k_out);
+  if (!s.q_norm.empty()) q = qk_norm(b, s, p + s.q_norm, s.heads, q_out, q);
+  if (!s.k_norm.empty()) k = qk_norm(b, s, p + s.k_norm, s.kv_heads, k_out, k);
   AttentionGeom g;
   g.heads = s.heads;
   g.kv_heads = s.kv_heads;
@@ -48,9 +82,10 @@ void attention_block(ModelBuilder& b, const AttentionSpec& s) {
   g.causal = s.causal;
   g.cross = s.cross;
   g.alibi = s.alibi;
-  b.attention(p + s.core, g, s.heads * v_dim);
+  b.reads({q, k, v});
+  b.attention(p + s.core, g, checked_mul(s.heads, v_dim, "the attention output width"));
   LinearSpec o{.bias = s.o_bias, .transposed = s.transposed, .role = Role::attention};
-  b.linear(p + s.o, s.heads * v_dim, s.hidden, o);
+  b.linear(p + s.o, checked_mul(s.heads, v_dim, "the attention output width"), s.hidden, o);
 }
 
 void mlp_block(ModelBuilder& b, const MlpSpec& s) {
@@ -59,10 +94,15 @@ void mlp_block(ModelBuilder& b, const MlpSpec& s) {
                .experts = s.experts, .active = s.active};
   if (s.gated) {
     if (!s.fused_gate_up.empty()) {
-      b.linear(p + s.fused_gate_up, s.hidden, 2 * s.intermediate, l);
+      b.linear(p + s.fused_gate_up, s.hidden, checked_mul(2, s.intermediate, "the gate/up width"), l);
+      b.read(b.cursor());  // act(gate) * up over the two halves of one tensor
     } else {
+      const ValueId x = b.cursor();
       b.linear(p + s.gate, s.hidden, s.intermediate, l);
+      const ValueId gate = b.cursor();
+      b.read(x);
       b.linear(p + s.up, s.hidden, s.intermediate, l);
+      b.reads({gate, b.cursor()});
     }
     b.gated_activation(p + "act", s.intermediate, s.act);
   } else {
@@ -74,6 +114,7 @@ void mlp_block(ModelBuilder& b, const MlpSpec& s) {
 
 void moe_block(ModelBuilder& b, const MoeSpec& s) {
   const std::string p = s.prefix + ".";
+  const ValueId x = b.cursor();  // the router, the routed experts and the shared experts read x
   Node router;
   router.name = p + s.router;
   router.op = Op::router;
@@ -85,28 +126,37 @@ void moe_block(ModelBuilder& b, const MoeSpec& s) {
     router.params += b.tensor(router.name + "." + s.router_bias_name, {s.experts}, Role::router);
   b.node(router);
 
-  // Checkpoints store each expert separately; the graph folds them into one node per projection
-  // that each token passes through top_k times.
+  // Checkpoints store each expert separately (their tensors are listed one by one); the graph
+  // holds one node per projection over all experts that each token passes through top_k times.
   auto& nodes = b.model().blocks.back().nodes;
-  const size_t first_node = nodes.size();
+  const size_t first = nodes.size();
+  ValueId routed = kNoValue;
   for (int64_t e = 0; e < s.experts; ++e) {
-    MlpSpec x = s.expert;
-    x.prefix = p + s.experts_name + "." + std::to_string(e);
-    x.hidden = s.hidden;
-    x.intermediate = s.expert_intermediate;
-    x.role = Role::expert;
-    mlp_block(b, x);
+    MlpSpec one = s.expert;
+    one.prefix = p + s.experts_name + "." + std::to_string(e);
+    one.hidden = s.hidden;
+    one.intermediate = s.expert_intermediate;
+    one.role = Role::expert;
+    const ModelBuilder::Mark mark = b.mark();
+    b.read(x);
+    mlp_block(b, one);
+    if (e > 0) {
+      b.fold_since(mark, first);  // expert e's tensors belong to expert 0's nodes
+      continue;
+    }
+    // Expert 0's nodes stand for every expert: renamed, holding all experts, top_k per token.
+    for (size_t i = first; i < nodes.size(); ++i) {
+      Node& n = nodes[i];
+      n.name = p + s.experts_name + ".*." + n.name.substr(n.name.rfind('.') + 1);
+      n.params = checked_mul(n.params, s.experts, "the expert parameters");
+      n.experts = s.experts;
+      n.active = s.top_k;
+      b.model().values[size_t(n.output)].width = checked_mul(n.out, s.top_k, "the expert width");
+    }
+    nodes.back().routed_output = true;
+    routed = nodes.back().output;
   }
-  const size_t per_expert = (nodes.size() - first_node) / size_t(s.experts);
-  std::vector<Node> folded(nodes.begin() + first_node, nodes.begin() + first_node + per_expert);
-  for (auto& n : folded) {
-    n.name = p + s.experts_name + ".*." + n.name.substr(n.name.rfind('.') + 1);
-    n.params *= s.experts;
-    n.experts = s.experts;
-    n.active = s.top_k;
-  }
-  nodes.erase(nodes.begin() + first_node, nodes.end());
-  for (auto& n : folded) nodes.push_back(std::move(n));
+  b.read(routed);
 
   if (s.shared_experts > 0) {
     // The routed experts' weighted sum is complete before the shared expert runs beside it.
@@ -116,12 +166,13 @@ void moe_block(ModelBuilder& b, const MoeSpec& s) {
     combine.detail = "moe_weighted_sum";
     combine.in = combine.out = s.hidden;
     b.node(combine);
-    MlpSpec x = s.expert;
-    x.prefix = p + s.shared_name;
-    x.hidden = s.hidden;
-    x.intermediate = s.shared_intermediate;
-    x.role = Role::expert;
-    mlp_block(b, x);
+    MlpSpec shared = s.expert;
+    shared.prefix = p + s.shared_name;
+    shared.hidden = s.hidden;
+    shared.intermediate = s.shared_intermediate;
+    shared.role = Role::expert;
+    b.read(x);
+    mlp_block(b, shared);
     if (!s.shared_gate.empty()) {
       Node g;
       g.name = p + s.shared_gate;
@@ -129,12 +180,17 @@ void moe_block(ModelBuilder& b, const MoeSpec& s) {
       g.in = s.hidden;
       g.out = 1;
       g.params = b.tensor(g.name + ".weight", {1, s.hidden}, Role::router, false);
+      // sigmoid(gate(x)) scales the shared expert's output, which the residual then adds.
+      const ValueId shared_out = b.cursor();
+      b.read(x);
       b.node(g);
+      b.read(shared_out);
     }
   }
 }
 
 void token_embedding(ModelBuilder& b, const std::string& name, int64_t vocab, int64_t hidden) {
+  b.reads({});  // token ids
   b.embedding(name, vocab, hidden, Role::embedding);
 }
 
@@ -146,10 +202,12 @@ void lm_head(ModelBuilder& b, const std::string& name, int64_t hidden, int64_t v
   n.in = hidden;
   n.out = vocab;
   n.lora = false;
+  n.vocab_head = true;
   if (tied_to.empty()) {
     n.params = b.tensor(name + ".weight", {vocab, hidden}, Role::head, true);
   } else {
     b.tied(name + ".weight", {vocab, hidden}, tied_to, Role::head);
+    n.tied_to = b.owner_of(tied_to);
   }
   if (bias) n.params += b.tensor(name + ".bias", {vocab}, Role::head);
   b.node(std::move(n));
@@ -157,6 +215,7 @@ void lm_head(ModelBuilder& b, const std::string& name, int64_t hidden, int64_t v
 
 void fused_moe_block(ModelBuilder& b, const FusedMoeSpec& s) {
   const std::string p = s.prefix + ".";
+  const ValueId x = b.cursor();  // the router and the gate/up projections read x
   Node router;
   router.name = p + s.router;
   router.op = Op::router;
@@ -174,6 +233,7 @@ void fused_moe_block(ModelBuilder& b, const FusedMoeSpec& s) {
     n.experts = s.experts;
     n.active = s.top_k;
     n.lora = false;
+    n.linear = LinearKind::parameter;
     const int64_t rows = checked_mul(s.experts, s.intermediate, "the fused expert rows");
     Shape shape;
     if (s.layout == FusedExpertLayout::rows) shape = {rows, s.hidden};
@@ -182,21 +242,29 @@ void fused_moe_block(ModelBuilder& b, const FusedMoeSpec& s) {
     b.node(std::move(n));
   };
   if (!s.gate_up.empty()) {
+    b.read(x);
     projection(s.gate_up, s.hidden, checked_mul(2, s.intermediate, "the fused gate/up width"));
+    b.read(b.cursor());
   } else {
+    b.read(x);
     projection(s.gate, s.hidden, s.intermediate);
+    const ValueId gate = b.cursor();
+    b.read(x);
     projection(s.up, s.hidden, s.intermediate);
+    b.reads({gate, b.cursor()});
   }
   Node act;
   act.name = p + "experts.act";
   act.op = Op::gated_activation;
   act.detail = s.act;
-  act.in = 2 * s.intermediate;
+  act.act = act_kind(s.act);
+  act.in = checked_mul(2, s.intermediate, "the fused gate/up width");
   act.out = s.intermediate;
   act.experts = s.experts;
   act.active = s.top_k;
   b.node(std::move(act));
   projection(s.down, s.intermediate, s.hidden);
+  b.model().blocks.back().nodes.back().routed_output = true;
 }
 
 }  // namespace cardfit

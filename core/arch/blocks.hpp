@@ -23,6 +23,7 @@ struct AttentionSpec {
   int64_t window = 0;          // sliding-window attention
   bool causal = true;
   bool cross = false;
+  ValueId kv_source = kNoValue;// cross attention: the encoder output its k and v project
   std::string core = "attn";   // the name of the score/softmax node (no parameters)
   bool alibi = false;          // ALiBi position bias (BLOOM, MPT, Falcon-RW): no position tensor
   // How the q/k norm weights are stored (qk_norm_per_head only): kShared, one [head_dim] weight

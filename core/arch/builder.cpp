@@ -5,16 +5,6 @@
 
 namespace cardfit {
 
-const char* norm_name(NormKind kind) {
-  switch (kind) {
-    case NormKind::layernorm: return "layernorm";
-    case NormKind::layernorm_nobias: return "layernorm_nobias";
-    case NormKind::layernorm_noaffine: return "layernorm_noaffine";
-    case NormKind::rmsnorm: return "rmsnorm";
-  }
-  return "norm";
-}
-
 ModelBuilder::ModelBuilder(std::string model_type, std::string family) {
   model_.model_type = std::move(model_type);
   model_.family = std::move(family);
@@ -22,7 +12,51 @@ ModelBuilder::ModelBuilder(std::string model_type, std::string family) {
 
 void ModelBuilder::block(std::string name, std::string kind, int layer) {
   layer_ = layer;
-  model_.blocks.push_back(Block{std::move(name), std::move(kind), layer, {}});
+  if (!model_.blocks.empty()) model_.blocks.back().output = stream_;
+  Block b;
+  b.name = std::move(name);
+  b.kind_id = block_kind(kind);
+  b.kind = std::move(kind);
+  b.layer = layer;
+  b.sequence = sequence_;
+  b.input = stream_;
+  model_.blocks.push_back(std::move(b));
+  cursor_ = stream_;
+  pending_.reset();
+}
+
+NodeRef ModelBuilder::owner_of(const std::string& tensor_name) const {
+  const auto it = owners_.find(tensor_name);
+  if (it == owners_.end()) throw Error(ErrorCode::internal, "no node owns tensor " + tensor_name);
+  return it->second;
+}
+
+ModelBuilder::Mark ModelBuilder::mark() {
+  return Mark{current().nodes.size(), model_.values.size(), model_.tensors.size(), cursor_};
+}
+
+void ModelBuilder::fold_since(const Mark& m, size_t into) {
+  Block& blk = current();
+  const int bi = int(model_.blocks.size()) - 1;
+  for (size_t t = m.tensors; t < model_.tensors.size(); ++t) {
+    NodeRef& owner = owners_[model_.tensors[t].name];
+    owner.node = int(into + (size_t(owner.node) - m.nodes));
+    owner.block = bi;
+  }
+  blk.nodes.resize(m.nodes);
+  model_.values.resize(m.values);
+  cursor_ = m.cursor;
+}
+
+void ModelBuilder::push(Node n, int64_t width) {
+  Block& blk = current();
+  if (pending_) n.inputs = std::move(*pending_);
+  else if (n.inputs.empty() && cursor_ != kNoValue) n.inputs = {cursor_};
+  pending_.reset();
+  n.output = ValueId(model_.values.size());
+  model_.values.push_back(ValueInfo{int(model_.blocks.size()) - 1, int(blk.nodes.size()), width});
+  cursor_ = n.output;
+  blk.nodes.push_back(std::move(n));
 }
 
 Block& ModelBuilder::current() {
@@ -48,6 +82,8 @@ int64_t ModelBuilder::tensor(const std::string& name, Shape shape, Role role, bo
                                               ": check the config's sizes.", "$");
   Tensor t{name, std::move(shape), role, layer_, linear, {}};
   int64_t n = t.count();
+  // Each primitive adds its tensors just before its node: that node will own them.
+  owners_[name] = NodeRef{int(model_.blocks.size()) - 1, int(current().nodes.size())};
   model_.tensors.push_back(std::move(t));
   return n;
 }
@@ -67,7 +103,9 @@ void ModelBuilder::embedding(const std::string& name, int64_t rows, int64_t dim,
   n.in = 1;
   n.out = dim;
   n.params = tensor(name + ".weight", {rows, dim}, role);
-  current().nodes.push_back(std::move(n));
+  // Reads nothing (token ids) at the start of a stream; a later embedding adds to the cursor.
+  push(std::move(n), dim);
+  stream_ = cursor_;
 }
 
 void ModelBuilder::norm(const std::string& name, int64_t dim, NormKind kind, Role role) {
@@ -75,10 +113,11 @@ void ModelBuilder::norm(const std::string& name, int64_t dim, NormKind kind, Rol
   n.name = name;
   n.op = Op::norm;
   n.detail = norm_name(kind);
+  n.norm = kind;
   n.in = n.out = dim;
   if (kind != NormKind::layernorm_noaffine) n.params += tensor(name + ".weight", {dim}, role);
   if (kind == NormKind::layernorm) n.params += tensor(name + ".bias", {dim}, role);
-  current().nodes.push_back(std::move(n));
+  push(std::move(n), dim);
 }
 
 void ModelBuilder::linear(const std::string& name, int64_t in, int64_t out, const LinearSpec& spec) {
@@ -90,6 +129,7 @@ void ModelBuilder::linear(const std::string& name, int64_t in, int64_t out, cons
   n.experts = spec.experts;
   n.active = spec.active;
   n.lora = spec.lora;
+  n.linear = spec.kind;
   Shape w = spec.transposed ? Shape{in, out} : Shape{out, in};
   if (spec.experts > 1) w.insert(w.begin(), spec.experts);
   n.params += tensor(name + "." + spec.weight, w, spec.role, true);
@@ -97,7 +137,7 @@ void ModelBuilder::linear(const std::string& name, int64_t in, int64_t out, cons
     Shape b = spec.experts > 1 ? Shape{spec.experts, out} : Shape{out};
     n.params += tensor(name + "." + spec.bias_name, b, spec.role);
   }
-  current().nodes.push_back(std::move(n));
+  push(std::move(n), checked_mul(out, spec.active, "a linear's output width"));
 }
 
 void ModelBuilder::attention(const std::string& name, const AttentionGeom& geom, int64_t out_features) {
@@ -110,7 +150,7 @@ void ModelBuilder::attention(const std::string& name, const AttentionGeom& geom,
   n.attn = geom;
   if (n.attn.v_head_dim == 0) n.attn.v_head_dim = geom.head_dim;
   if (n.attn.cache_dim == 0) n.attn.cache_dim = geom.kv_heads * (geom.head_dim + n.attn.v_head_dim);
-  current().nodes.push_back(std::move(n));
+  push(std::move(n), out_features);
 }
 
 void ModelBuilder::activation(const std::string& name, int64_t dim, const std::string& kind) {
@@ -118,8 +158,9 @@ void ModelBuilder::activation(const std::string& name, int64_t dim, const std::s
   n.name = name;
   n.op = Op::activation;
   n.detail = kind;
+  n.act = act_kind(kind);
   n.in = n.out = dim;
-  current().nodes.push_back(std::move(n));
+  push(std::move(n), dim);
 }
 
 void ModelBuilder::gated_activation(const std::string& name, int64_t dim, const std::string& kind) {
@@ -127,9 +168,10 @@ void ModelBuilder::gated_activation(const std::string& name, int64_t dim, const 
   n.name = name;
   n.op = Op::gated_activation;
   n.detail = kind;
-  n.in = 2 * dim;
+  n.act = act_kind(kind);
+  n.in = checked_mul(2, dim, "a gated activation's width");
   n.out = dim;
-  current().nodes.push_back(std::move(n));
+  push(std::move(n), dim);
 }
 
 void ModelBuilder::residual(const std::string& name, int64_t dim) {
@@ -137,12 +179,18 @@ void ModelBuilder::residual(const std::string& name, int64_t dim) {
   n.name = name;
   n.op = Op::residual_add;
   n.in = n.out = dim;
-  current().nodes.push_back(std::move(n));
+  if (!pending_) pending_ = std::vector<ValueId>{stream_, cursor_};
+  push(std::move(n), dim);
+  stream_ = cursor_;
 }
 
-void ModelBuilder::node(Node n) { current().nodes.push_back(std::move(n)); }
+void ModelBuilder::node(Node n) {
+  const int64_t width = checked_mul(n.out, n.active, "a node's output width");
+  push(std::move(n), width);
+}
 
 Model ModelBuilder::finish() {
+  if (!model_.blocks.empty()) model_.blocks.back().output = stream_;
   // Every tied tensor must point at a tensor that exists: a family bug, not a user error.
   for (const auto& t : model_.tensors) {
     if (t.tied_to.empty()) continue;

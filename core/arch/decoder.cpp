@@ -1,6 +1,8 @@
 // Standard decoder keys and the shared pre-norm layer.
 #include "decoder.hpp"
 
+#include "../error.hpp"
+
 namespace cardfit {
 
 DecoderShape read_decoder_shape(const Config& c, const DecoderDefaults& defaults) {
@@ -44,14 +46,49 @@ void set_dims(ModelBuilder& b, const DecoderShape& d, const Config& cfg) {
   m.initializer_range = cfg.number_or("initializer_range", 0.02);
 }
 
+void mixer(ModelBuilder& b, const MixerSpec& s) {
+  if (s.mla) mla_attention_block(b, *s.mla);
+  else if (s.mamba) mamba_mixer(b, *s.mamba);
+  else attention_block(b, s.attn);
+}
+
+void feed_forward(ModelBuilder& b, const FeedForwardSpec& s) {
+  if (s.moe) moe_block(b, *s.moe);
+  else if (s.fused_moe) fused_moe_block(b, *s.fused_moe);
+  else mlp_block(b, s.mlp);
+}
+
 void pre_norm_decoder_layer(ModelBuilder& b, const DecoderLayerSpec& s) {
   const std::string p = s.prefix + ".";
   b.norm(p + s.input_norm, s.hidden, s.norm);
-  attention_block(b, s.attn);
-  b.residual(p + "residual_attn", s.hidden);
+  mixer(b, {.attn = s.attn, .mla = s.mla, .mamba = s.mamba});
+  b.residual(p + s.mixer_residual, s.hidden);
   b.norm(p + s.post_attn_norm, s.hidden, s.norm);
-  mlp_block(b, s.mlp);
+  feed_forward(b, {.mlp = s.mlp, .moe = s.moe, .fused_moe = s.fused_moe});
   b.residual(p + "residual_mlp", s.hidden);
+}
+
+std::vector<int64_t> layer_windows(const Config& c, int64_t layers, int64_t window,
+                                   const std::function<bool(int layer)>& slides) {
+  std::vector<int64_t> out;
+  const std::vector<std::string> types = c.string_list("layer_types");
+  if (types.empty()) {
+    for (int i = 0; i < layers; ++i) out.push_back(slides(i) ? window : 0);
+    return out;
+  }
+  require(int64_t(types.size()) == layers, c, "layer_types",
+          "layer_types lists " + std::to_string(types.size()) + " layers, but num_hidden_layers is " +
+              std::to_string(layers) + ".");
+  for (size_t i = 0; i < types.size(); ++i) {
+    if (types[i] != "full_attention" && types[i] != "sliding_attention")
+      throw Error(ErrorCode::field_range,
+                  "layer_types[" + std::to_string(i) + "] is \"" + types[i].substr(0, 64) +
+                      "\": this model type's layers are \"full_attention\" or \"sliding_attention\"; a "
+                      "different mixer is not traced as attention.",
+                  c.path_of("layer_types") + "[" + std::to_string(i) + "]");
+    out.push_back(types[i] == "sliding_attention" ? window : 0);
+  }
+  return out;
 }
 
 void sandwich_norm_decoder_layer(ModelBuilder& b, const SandwichLayerSpec& s) {
@@ -62,7 +99,7 @@ void sandwich_norm_decoder_layer(ModelBuilder& b, const SandwichLayerSpec& s) {
   if (!s.post_attn_norm.empty()) b.norm(p + s.post_attn_norm, s.hidden, s.norm);
   b.residual(p + "residual_attn", s.hidden);
   if (!s.pre_ff_norm.empty()) b.norm(p + s.pre_ff_norm, s.hidden, s.norm);
-  mlp_block(b, s.mlp);
+  feed_forward(b, {.mlp = s.mlp, .moe = s.moe});
   if (!s.post_ff_norm.empty()) b.norm(p + s.post_ff_norm, s.hidden, s.norm);
   b.residual(p + "residual_mlp", s.hidden);
 }

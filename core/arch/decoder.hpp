@@ -2,10 +2,14 @@
 // families share (Llama, Mistral, Qwen2, ...). Families override what differs.
 #pragma once
 #include <functional>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "../config.hpp"
 #include "blocks.hpp"
+#include "mla.hpp"
+#include "ssm.hpp"
 
 namespace cardfit {
 
@@ -32,16 +36,46 @@ DecoderShape read_decoder_shape(const Config& cfg, const DecoderDefaults& defaul
 /// Fills Model::dims from a DecoderShape.
 void set_dims(ModelBuilder& b, const DecoderShape& d, const Config& cfg);
 
-/// One pre-norm decoder layer: input norm, attention, residual, post-attention norm, MLP, residual.
+/// The token mixer of one layer: attention (attn), or multi-head latent attention, or a Mamba mixer.
+struct MixerSpec {
+  AttentionSpec attn;               // used unless one of the others is set
+  std::optional<MlaSpec> mla;       // DeepSeek-V2/V3
+  std::optional<MambaSpec> mamba;   // Jamba's SSM layers
+};
+void mixer(ModelBuilder& b, const MixerSpec& spec);
+
+/// The feed-forward of one layer: a dense MLP, or a mixture of experts stored per expert (moe) or
+/// as stacked bare parameters (fused_moe).
+struct FeedForwardSpec {
+  MlpSpec mlp;                          // used unless one of the others is set
+  std::optional<MoeSpec> moe;
+  std::optional<FusedMoeSpec> fused_moe;
+};
+void feed_forward(ModelBuilder& b, const FeedForwardSpec& spec);
+
+/// One pre-norm decoder layer: input norm, mixer, residual, post-attention norm, feed-forward,
+/// residual. The mixer and feed-forward variants compose freely (`moe`, `mla`, `mamba`).
 struct DecoderLayerSpec {
   std::string prefix;                    // "model.layers.3"
   AttentionSpec attn;                    // prefix filled in by the caller as prefix + ".self_attn"
   MlpSpec mlp;                           // prefix filled in as prefix + ".mlp"
   NormKind norm = NormKind::rmsnorm;
   std::string input_norm = "input_layernorm", post_attn_norm = "post_attention_layernorm";
+  std::string mixer_residual = "residual_attn";  // the display name of the first residual add
   int64_t hidden = 0;
+  std::optional<MoeSpec> moe;            // set: a mixture of experts instead of mlp
+  std::optional<FusedMoeSpec> fused_moe; // set: stacked-parameter experts instead of mlp
+  std::optional<MlaSpec> mla;            // set: latent attention instead of attn
+  std::optional<MambaSpec> mamba;        // set: a Mamba mixer instead of attn
 };
 void pre_norm_decoder_layer(ModelBuilder& b, const DecoderLayerSpec& spec);
+
+/// The attention window of every layer: from `layer_types` when the config has it (one entry per
+/// layer, "full_attention" or "sliding_attention"; any other value is Error(field_range) naming it,
+/// so a mixer cardfit does not model is refused, never traced as attention), else
+/// `slides(layer)`. Sliding layers get `window`.
+std::vector<int64_t> layer_windows(const Config& c, int64_t layers, int64_t window,
+                                   const std::function<bool(int layer)>& slides);
 
 /// One sandwich-norm decoder layer (Gemma 2/3): input norm, attention, post-attention norm, residual,
 /// pre-feedforward norm, MLP, post-feedforward norm, residual. Four norms per layer; an empty
@@ -54,6 +88,7 @@ struct SandwichLayerSpec {
   std::string input_norm = "input_layernorm", post_attn_norm = "post_attention_layernorm";
   std::string pre_ff_norm = "pre_feedforward_layernorm", post_ff_norm = "post_feedforward_layernorm";
   int64_t hidden = 0;
+  std::optional<MoeSpec> moe;            // set: a mixture of experts instead of mlp
 };
 void sandwich_norm_decoder_layer(ModelBuilder& b, const SandwichLayerSpec& spec);
 

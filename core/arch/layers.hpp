@@ -48,8 +48,9 @@ void parallel_layer(ModelBuilder& b, const ParallelLayerSpec& spec);
 void learned_positions(ModelBuilder& b, const std::string& name, int64_t positions, int64_t dim,
                        int64_t offset = 0);
 
-/// T5's bucketed relative position bias: an embedding of [buckets, heads] (`name.weight`), added
-/// to the attention scores of every layer of its stack (held by the first layer only).
+/// A learned table that feeds the attention scores rather than the stream: T5's bucketed relative
+/// position bias [buckets, heads] (held by a stack's first layer), BERT's relative-key distance
+/// embedding [2 × positions − 1, head_dim]. Tensor `name.weight`.
 void relative_position_bias(ModelBuilder& b, const std::string& name, int64_t buckets, int64_t heads);
 
 /// The label count of a classification head: the size of id2label when present (that is how

@@ -6,7 +6,9 @@ namespace cardfit {
 void mla_attention_block(ModelBuilder& b, const MlaSpec& s) {
   const std::string p = s.prefix + ".";
   const int64_t qk_head_dim = s.qk_nope_head_dim + s.qk_rope_head_dim;
-  const int64_t q_out = s.heads * qk_head_dim;
+  const int64_t q_out = checked_mul(s.heads, qk_head_dim, "the query width");
+  // The query path and the compressed key/value path both read x.
+  const ValueId x = b.cursor();
   if (s.q_lora_rank == 0) {
     b.linear(p + "q_proj", s.hidden, q_out, {.bias = false, .role = Role::attention});
   } else {
@@ -14,11 +16,15 @@ void mla_attention_block(ModelBuilder& b, const MlaSpec& s) {
     b.norm(p + "q_a_layernorm", s.q_lora_rank, s.latent_norm);
     b.linear(p + "q_b_proj", s.q_lora_rank, q_out, {.bias = false, .role = Role::attention});
   }
+  const ValueId q = b.cursor();
+  b.read(x);
   b.linear(p + "kv_a_proj_with_mqa", s.hidden, s.kv_lora_rank + s.qk_rope_head_dim,
            {.bias = s.bias, .role = Role::attention});
   b.norm(p + "kv_a_layernorm", s.kv_lora_rank, s.latent_norm);
-  b.linear(p + "kv_b_proj", s.kv_lora_rank, s.heads * (s.qk_nope_head_dim + s.v_head_dim),
+  b.linear(p + "kv_b_proj", s.kv_lora_rank,
+           checked_mul(s.heads, s.qk_nope_head_dim + s.v_head_dim, "the decompressed key/value width"),
            {.bias = false, .role = Role::attention});
+  const ValueId kv = b.cursor();
   AttentionGeom g;
   g.heads = s.heads;
   g.kv_heads = s.heads;  // every head has its own decompressed key and value
@@ -26,8 +32,10 @@ void mla_attention_block(ModelBuilder& b, const MlaSpec& s) {
   g.v_head_dim = s.v_head_dim;
   g.window = s.window;
   g.cache_dim = s.kv_lora_rank + s.qk_rope_head_dim;
-  b.attention(p + "attn", g, s.heads * s.v_head_dim);
-  b.linear(p + "o_proj", s.heads * s.v_head_dim, s.hidden, {.bias = s.bias, .role = Role::attention});
+  const int64_t out = checked_mul(s.heads, s.v_head_dim, "the attention output width");
+  b.reads({q, kv, kv});  // keys and values are views of the decompressed kv
+  b.attention(p + "attn", g, out);
+  b.linear(p + "o_proj", out, s.hidden, {.bias = s.bias, .role = Role::attention});
 }
 
 }  // namespace cardfit

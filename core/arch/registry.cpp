@@ -67,9 +67,26 @@ Model trace_model(const Config& cfg) {
                 "The config has no model_type; cardfit needs it to pick the architecture (e.g. \"llama\").",
                 "$.model_type");
   const std::string type = cfg.string_or("model_type", "");
+  const Family* family = nullptr;
   for (const auto& f : family_registry())
-    if (f.model_type == type) return f.trace(cfg);
-  return families::generic_decoder(cfg);
+    if (f.model_type == type) family = &f;
+  Model m = family ? family->trace(cfg) : families::generic_decoder(cfg);
+  read_common_facts(cfg, m);
+  return m;
+}
+
+void read_common_facts(const Config& cfg, Model& m) {
+  // Keys every config class may carry, read the same way for every family (checks use them).
+  ModelFacts& f = m.facts;
+  if (cfg.has_object("rope_scaling")) {
+    const Config rs = cfg.child("rope_scaling");
+    f.has_rope_scaling = true;
+    f.rope_factor = rs.number_or("factor", 0);
+    f.rope_original_max_positions = rs.positive_or({"original_max_position_embeddings"}, 0);
+  }
+  f.checkpoint_dtype = cfg.string_or("torch_dtype", "");
+  f.has_pad_token = cfg.has("pad_token_id");
+  f.attn_logit_softcap = cfg.number_or("attn_logit_softcapping", 0);
 }
 
 }  // namespace cardfit

@@ -13,13 +13,18 @@ namespace {
 void vit_attention(ModelBuilder& b, const std::string& prefix, int64_t hidden, int64_t heads) {
   const std::string p = prefix + ".";
   const LinearSpec l{.bias = true, .role = Role::vision};
-  b.linear(p + "q_proj", hidden, hidden, l);
-  b.linear(p + "k_proj", hidden, hidden, l);
-  b.linear(p + "v_proj", hidden, hidden, l);
+  const ValueId x = b.cursor();
+  std::vector<ValueId> qkv;
+  for (const char* proj : {"q_proj", "k_proj", "v_proj"}) {
+    b.read(x);
+    b.linear(p + proj, hidden, hidden, l);
+    qkv.push_back(b.cursor());
+  }
   AttentionGeom g;
   g.heads = g.kv_heads = heads;
   g.head_dim = hidden / heads;
   g.causal = false;
+  b.reads(qkv);
   b.attention(p + "attn", g, hidden);
   b.linear(p + "out_proj", hidden, hidden, l);
 }
@@ -50,6 +55,7 @@ void vit_encoder(ModelBuilder& b, const VitSpec& s) {
   const std::string p = s.prefix + ".";
   const int64_t patches = vit_patches(s), tokens = vit_tokens(s);
 
+  b.restart();  // the tower starts from pixels, not from any stream built before it
   vision_block(b, p + "embeddings", "vision_embedding", tokens, s.hidden);
   if (s.class_token) {
     Node cls;
@@ -59,18 +65,22 @@ void vit_encoder(ModelBuilder& b, const VitSpec& s) {
     cls.out = s.hidden;
     cls.params = b.tensor(cls.name, {s.hidden}, Role::vision);
     cls.tokens_per_image = 1;
+    b.reads({});
     b.node(cls);
   }
   Node patch;  // a Conv2d with stride = kernel: one linear map per patch
   patch.name = p + "embeddings.patch_embedding";
   patch.op = Op::linear;
   patch.detail = "patch_conv2d";
+  patch.linear = LinearKind::patch_conv;
   patch.in = s.channels * s.patch_size * s.patch_size;
   patch.out = s.hidden;
   if (s.class_token) patch.tokens_per_image = patches;  // the class token is concatenated after the conv
   patch.params = b.tensor(patch.name + ".weight", {s.hidden, s.channels, s.patch_size, s.patch_size}, Role::vision);
   if (s.patch_bias) patch.params += b.tensor(patch.name + ".bias", {s.hidden}, Role::vision);
+  b.reads({});  // pixel values
   b.node(patch);
+  // The position table is added to the patches (and class token): the sum is the stream.
   b.embedding(p + "embeddings.position_embedding", patches + (s.class_token ? 1 : 0), s.hidden, Role::vision);
   if (!s.pre_norm.empty()) b.norm(p + s.pre_norm, s.hidden, s.norm, Role::vision);
 
@@ -97,18 +107,23 @@ void vit_encoder(ModelBuilder& b, const VitSpec& s) {
     // SiglipMultiheadAttentionPoolingHead: a learned probe attends over the patches (torch's
     // nn.MultiheadAttention stores q/k/v as one in_proj), then a LayerNorm and an MLP.
     const std::string h = p + "head.";
+    const ValueId patches_out = b.cursor();  // post_layernorm's output: the keys and values
     Node probe;
     probe.name = h + "probe";
     probe.op = Op::embedding;
     probe.in = 1;
     probe.out = s.hidden;
     probe.params = b.tensor(probe.name, {1, 1, s.hidden}, Role::vision);
+    b.reads({});
     b.node(probe);
+    b.set_stream(patches_out);  // the probe is the query, not the stream
     // in_proj_weight is a bare parameter of nn.MultiheadAttention, not an nn.Linear: PEFT's
     // all-linear does not adapt it and bitsandbytes does not quantize it (its out_proj is a Linear).
     b.linear(h + "attention", s.hidden, 3 * s.hidden,
-             {.bias = true, .lora = false, .role = Role::vision, .weight = "in_proj_weight", .bias_name = "in_proj_bias"});
+             {.bias = true, .lora = false, .role = Role::vision, .kind = LinearKind::parameter,
+              .weight = "in_proj_weight", .bias_name = "in_proj_bias"});
     b.model().blocks.back().nodes.back().detail = "parameter_matmul";
+    b.read(b.cursor());  // q, k and v are views of the one in-projection
     AttentionGeom g;
     g.heads = g.kv_heads = s.heads;
     g.head_dim = s.hidden / s.heads;
@@ -192,6 +207,7 @@ void matrix_projector(ModelBuilder& b, const MatrixProjectorSpec& s) {
   proj.name = p + s.weight;
   proj.op = Op::linear;
   proj.detail = "parameter_matmul";  // not an nn.Linear: bitsandbytes does not quantize it
+  proj.linear = LinearKind::parameter;
   proj.in = s.in;
   proj.out = s.out;
   proj.params = b.tensor(proj.name, {s.in, s.out}, Role::projector, false);
@@ -209,14 +225,33 @@ void append_model(ModelBuilder& b, const Model& sub, const std::string& prefix, 
     t.name = prefix + t.name;
     m.buffers.push_back(std::move(t));
   }
+  // The sub-model's graph keeps its own edges: its value ids and node references move past ours.
+  const auto value_base = ValueId(m.values.size());
+  const int block_base = int(m.blocks.size());
+  auto moved = [&](ValueId v) { return v == kNoValue ? v : ValueId(v + value_base); };
+  for (ValueInfo v : sub.values) {
+    v.block += block_base;
+    m.values.push_back(v);
+  }
   for (Block blk : sub.blocks) {
     blk.name = prefix + blk.name;
-    for (auto& n : blk.nodes) n.name = prefix + n.name;
+    blk.input = moved(blk.input);
+    blk.output = moved(blk.output);
+    for (auto& n : blk.nodes) {
+      n.name = prefix + n.name;
+      for (auto& v : n.inputs) v = moved(v);
+      n.output = moved(n.output);
+      if (n.tied_to.valid()) n.tied_to.block += block_base;
+    }
     m.blocks.push_back(std::move(blk));
   }
   for (const auto& note : sub.notes) m.notes.push_back(note);
   if (sub.approximate) m.approximate = true;
-  if (take_dims) m.dims = sub.dims;
+  if (take_dims) {
+    m.dims = sub.dims;
+    m.facts = sub.facts;
+  }
+  if (!sub.blocks.empty()) b.set_stream(m.blocks.back().output);
 }
 
 Config with_defaults(const Config& cfg, const std::string& defaults_json) {

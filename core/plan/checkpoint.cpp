@@ -122,6 +122,12 @@ std::optional<Reconciliation> reconcile(const Model& m, const Options& opt) {
     for (const auto& [name, file] : j["weight_map"].items()) names.emplace(name, file.is_string() ? file.get<std::string>() : "");
     std::function<void(const Tensor&, const std::string&)> none = [](const Tensor&, const std::string&) {};
     diff_names(m, names, r, none);
+    // An index names tensors but not their shapes; a scalar total stated beside it (the hub's
+    // safetensors.total) supplies the count that is then reconciled.
+    if (opt.checkpoint_total) {
+      r.source = "safetensors_index+checkpoint_total";
+      r.scalars = *opt.checkpoint_total;
+    }
   } else if (opt.checkpoint_total) {
     r.source = "checkpoint_total";
     r.scalars = *opt.checkpoint_total;

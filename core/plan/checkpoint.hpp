@@ -17,7 +17,8 @@ struct TensorMismatch {
 };
 
 struct Reconciliation {
-  std::string source;              // "checkpoint_total", "safetensors_header", "safetensors_index"
+  std::string source;              // "checkpoint_total", "safetensors_header", "safetensors_index",
+                                   // "safetensors_index+checkpoint_total" (names + stated total)
   std::optional<int64_t> scalars;  // scalars in the file(s)
   std::optional<int64_t> total_bytes;  // index.json metadata.total_size
   int64_t params = 0, buffers = 0;

@@ -9,9 +9,6 @@ namespace {
 std::string num(int64_t v) { return std::to_string(v); }
 
 // Families whose _init_weights scales residual output projections by 1/sqrt(2·layers).
-bool depth_scaled_init(const std::string& family) {
-  return family == "gpt2" || family == "gpt_neox" || family == "olmo" || family == "olmo2";
-}
 }  // namespace
 
 std::vector<std::string> shape_errors(const Model& m) {
@@ -62,7 +59,7 @@ std::vector<std::string> shape_errors(const Model& m) {
   return errors;
 }
 
-std::vector<Finding> run_checks(const Config& cfg, const Model& m, const Options& opt, int64_t seq) {
+std::vector<Finding> run_checks(const Model& m, const Options& opt, int64_t seq) {
   std::vector<Finding> out;
   const Dims& d = m.dims;
   auto add = [&](std::string id, std::string sev, std::string msg, std::string fix) {
@@ -95,10 +92,10 @@ std::vector<Finding> run_checks(const Config& cfg, const Model& m, const Options
   if (d.sliding_window > 0 && d.max_positions > 0 && d.sliding_window >= d.max_positions)
     add("sliding-window-ge-context", "info", "sliding_window " + num(d.sliding_window) + " is not shorter than the context " +
         num(d.max_positions) + ": the window never limits attention or the KV cache.", "Drop sliding_window or set it below the context.");
-  if (cfg.has_object("rope_scaling")) {
-    const Config rs = cfg.child("rope_scaling");
-    const double factor = rs.number_or("factor", 0);
-    const int64_t orig = rs.positive_or({"original_max_position_embeddings"}, 0);
+  const ModelFacts& facts = m.facts;
+  if (facts.has_rope_scaling) {
+    const double factor = facts.rope_factor;
+    const int64_t orig = facts.rope_original_max_positions;
     if (factor > 0 && orig > 0 && d.max_positions > 0 &&
         std::fabs(double(orig) * factor - double(d.max_positions)) > 0.01 * double(d.max_positions))
       add("rope-scaling-inconsistent", "warning", "rope_scaling factor " + std::to_string(factor) + " × original context " +
@@ -117,7 +114,7 @@ std::vector<Finding> run_checks(const Config& cfg, const Model& m, const Options
   if (d.vocab > 0 && double(d.vocab * d.hidden) > 0.3 * double(total))
     add("embedding-dominated", "info", "The embedding holds over 30% of the parameters: the logits term dominates "
         "training memory at long context.", "Use a chunked/fused cross-entropy (e.g. Liger kernel) to avoid materialising fp32 logits.");
-  if (d.layers >= 12 && !depth_scaled_init(m.family))
+  if (d.layers >= 12 && !facts.depth_scaled_init)
     add("residual-init-not-depth-scaled", "info", "At " + num(d.layers) + " layers, residual outputs add up; this family's "
         "initialisation does not scale residual projections by depth.", "When training from scratch, init residual output "
         "projections with std = initializer_range / sqrt(2 × layers).");
@@ -127,10 +124,10 @@ std::vector<Finding> run_checks(const Config& cfg, const Model& m, const Options
   if (d.experts > 0 && d.experts_per_token > d.experts)
     add("top-k-exceeds-experts", "error", "experts_per_token " + num(d.experts_per_token) + " exceeds the expert count " +
         num(d.experts) + ".", "Lower num_experts_per_tok.");
-  if (opt.precision == Precision::fp16_mixed && cfg.string_or("torch_dtype", "") == "bfloat16")
+  if (opt.precision == Precision::fp16_mixed && facts.checkpoint_dtype == "bfloat16")
     add("fp16-on-bf16-model", "warning", "The checkpoint is bfloat16 but the plan trains in fp16: activations can overflow.",
         "Train in bf16-mixed on cards that support it (A100 and newer).");
-  if (!cfg.has("pad_token_id") && opt.mode != Mode::serve && opt.batch > 1)
+  if (!facts.has_pad_token && opt.mode != Mode::serve && opt.batch > 1)
     add("no-pad-token", "info", "The config has no pad_token_id; batched fine-tuning needs one.",
         "Set tokenizer.pad_token = tokenizer.eos_token (and model.config.pad_token_id).");
   // A multimodal sample puts each image's tokens into the text sequence (LLaVA-1.5: 576, Gemma 3:
@@ -148,9 +145,9 @@ std::vector<Finding> run_checks(const Config& cfg, const Model& m, const Options
         num(seq) + " tokens it dominates activation memory.", "Use attn_implementation=\"sdpa\" or \"flash_attention_2\".");
   // Gemma 2 caps attention logits; PyTorch's SDPA cannot, so transformers trains it with eager
   // attention (or flash-attention >= 2.6, which implements the cap).
-  if (opt.attention == Attention::sdpa && opt.mode != Mode::serve && cfg.number_or("attn_logit_softcapping", 0) > 0)
+  if (opt.attention == Attention::sdpa && opt.mode != Mode::serve && facts.attn_logit_softcap > 0)
     add("softcapping-needs-eager", "warning", "The config caps attention logits (attn_logit_softcapping " +
-        std::to_string(cfg.number_or("attn_logit_softcapping", 0)) + "), which SDPA does not implement: "
+        std::to_string(facts.attn_logit_softcap) + "), which SDPA does not implement: "
         "transformers trains this model with eager attention, whose heads × seq² scores this SDPA plan omits.",
         "Plan with attention=eager (what transformers uses), or flash (flash-attention 2.6+ applies the cap).");
   return out;

@@ -4,7 +4,6 @@
 #include <string>
 #include <vector>
 
-#include "../config.hpp"
 #include "../model.hpp"
 #include "options.hpp"
 
@@ -20,6 +19,6 @@ struct Finding {
 /// The shape walk: empty when every node's input width matches what feeds it.
 std::vector<std::string> shape_errors(const Model& model);
 
-std::vector<Finding> run_checks(const Config& cfg, const Model& model, const Options& opt, int64_t seq);
+std::vector<Finding> run_checks(const Model& model, const Options& opt, int64_t seq);
 
 }  // namespace cardfit

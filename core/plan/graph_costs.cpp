@@ -8,7 +8,7 @@
 #include "graph_costs.hpp"
 
 #include <algorithm>
-#include <cctype>
+#include <unordered_map>
 
 namespace cardfit {
 
@@ -21,7 +21,6 @@ int64_t add(int64_t a, int64_t b) { return checked_add(a, b, "saved activations"
 bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
-bool contains(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
 
 // PEFT matches target_modules by module-name suffix at a dot boundary.
 bool name_matches(const std::string& name, const std::vector<std::string>& targets) {
@@ -32,21 +31,11 @@ bool name_matches(const std::string& name, const std::vector<std::string>& targe
 }  // namespace
 
 Dropouts model_dropouts(const Model& m, const Options& opt) {
-  Dropouts d;
+  const ModelFacts& f = m.facts;
+  Dropouts d{f.hidden_dropout, f.attention_dropout, f.activation_dropout, f.embedding_dropout};
   if (opt.dropout) {
     d.hidden = d.attention = d.embedding = *opt.dropout;
-    d.activation = m.model_type == "t5" || m.model_type == "mt5" ? *opt.dropout : 0;
-    return d;
-  }
-  // Published defaults of the configuration classes (and of the checkpoints that override none).
-  const std::string& t = m.model_type;
-  if (t == "gpt2" || t == "gpt_bigcode" || t == "bert" || t == "roberta" || t == "xlm-roberta" ||
-      t == "electra" || t == "distilbert" || t == "camembert") {
-    d.hidden = d.attention = d.embedding = 0.1;
-  } else if (t == "t5" || t == "mt5") {
-    d.hidden = d.attention = d.embedding = d.activation = 0.1;
-  } else if (t == "bart" || t == "mbart" || t == "marian" || t == "opt") {
-    d.hidden = d.embedding = 0.1;  // attention_dropout and activation_dropout default to 0
+    d.activation = f.dropout_option_sets_activation ? *opt.dropout : 0;
   }
   return d;
 }
@@ -94,7 +83,7 @@ StepSetup make_setup(const Model& m, const Options& opt, Mode mode) {
 
 bool is_lora_target(const Node& n, const Options& opt) {
   if (n.op != Op::linear) return false;
-  if (n.experts > 1 && !n.lora) return false;  // fused expert parameters are not nn.Linear
+  if (n.linear == LinearKind::parameter) return false;  // a bare parameter is not an nn.Linear
   if (opt.lora_targets.empty()) return n.lora;
   return name_matches(n.name, opt.lora_targets);
 }
@@ -105,10 +94,7 @@ bool is_saved_module(const Node& n, const Options& opt) {
 
 // bitsandbytes replaces nn.Linear modules only: not fused expert parameters, a vision tower's
 // patch Conv2d, or a bare parameter used in a matmul (Gemma 3's projector, MHA's in_proj).
-bool is_quantized_linear(const Node& n) {
-  return n.op == Op::linear && !(n.experts > 1 && !n.lora) && n.detail != "patch_conv2d" &&
-         n.detail != "parameter_matmul";
-}
+bool is_quantized_linear(const Node& n) { return n.op == Op::linear && n.linear == LinearKind::module; }
 
 bool has_vision(const Model& m) {
   for (const auto& b : m.blocks)
@@ -124,8 +110,7 @@ int64_t images_per_sample(const Model& m, const Options& opt) {
 int64_t block_tokens(const Model& m, size_t block, int64_t seq, int64_t decoder_seq, int64_t images) {
   const Block& b = m.blocks[block];
   if (b.domain == Domain::vision) return checked_mul(images, b.tokens_per_image, "image tokens");
-  if (!m.dims.encoder_decoder || decoder_seq <= 0) return seq;
-  return b.name.find("decoder") != std::string::npos ? decoder_seq : seq;
+  return b.sequence == Sequence::target && decoder_seq > 0 ? decoder_seq : seq;
 }
 
 int64_t node_tokens(const Model& m, size_t block, size_t node, int64_t seq, int64_t decoder_seq, int64_t images) {
@@ -142,7 +127,7 @@ int64_t attention_context(const Model& m, size_t block, const Node& n, int64_t s
   return block_tokens(m, block, seq, decoder_seq, 0);
 }
 
-bool checkpointable(const Block& b) { return b.layer >= 0 || b.kind == "vision_layer"; }
+bool checkpointable(const Block& b) { return b.layer >= 0 || b.kind_id == BlockKind::vision_layer; }
 
 std::vector<char> recorded_blocks(const Model& m, const Options& opt, Mode mode, int64_t images) {
   std::vector<char> out(m.blocks.size(), 0);
@@ -200,6 +185,7 @@ struct Ten {
   int64_t width = 0;
   int bytes = 2;
   int64_t tokens = 0;
+  bool held = false;  // made and kept by another block (an encoder output): saving it costs nothing here
 };
 
 class Walk {
@@ -209,6 +195,7 @@ class Walk {
   Ten fresh(int64_t width, int bytes) { return Ten{++next_, width, bytes, node_tokens_}; }
   // Keeps `t` for backward (once, however many ops save it).
   void save(const Ten& t) {
+    if (t.held) return;
     const int64_t key = int64_t(t.id) * 16 + t.bytes;
     if (std::find(keys_.begin(), keys_.end(), key) != keys_.end()) return;
     keys_.push_back(key);
@@ -235,28 +222,16 @@ class Walk {
   size_t node_ = 0;
 };
 
-std::string lower(std::string s) {
-  for (auto& ch : s) ch = char(std::tolower(static_cast<unsigned char>(ch)));
-  return s;
-}
-
-bool is_qk_norm(const Node& n) {
-  const std::string leaf = n.name.substr(n.name.rfind('.') + 1);
-  return leaf == "q_norm" || leaf == "k_norm" || leaf == "q_layernorm" || leaf == "k_layernorm" ||
-         contains(n.name, ".q_norm.") || contains(n.name, ".k_norm.");
-}
-
 // What an activation function keeps for its backward; returns the output tensor.
-Ten activation(Walk& w, const Ten& x, int64_t width, const std::string& kind_in, const StepSetup& s) {
-  const std::string kind = lower(kind_in);
+Ten activation(Walk& w, const Ten& x, int64_t width, ActKind kind, const StepSetup& s) {
   Ten src = x;
   src.width = std::max(src.width, width);
-  if (kind == "relu" || kind == "tanh" || kind == "sigmoid" || kind == "relu2") {
+  if (kind == ActKind::keeps_output) {
     Ten out = w.fresh(width, x.bytes);
     if (s.train) w.save(out);  // their backward reads the output
     return out;
   }
-  if (kind == "gelu_new" || kind == "gelu_fast" || kind == "gelu_python") {
+  if (kind == ActKind::gelu_python) {
     // transformers' NewGELUActivation: 0.5*x*(1+tanh(c*(x+0.044715*x^3))) in Python ops. pow is on
     // autocast's fp32 list, so under autocast x^3, tanh and the sum run in fp32. Saved: x (pow),
     // tanh's output, 0.5*x and 1+tanh (the final product).
@@ -269,7 +244,7 @@ Ten activation(Walk& w, const Ten& x, int64_t width, const std::string& kind_in,
     }
     return w.fresh(width, hi);
   }
-  if (kind == "quick_gelu") {
+  if (kind == ActKind::quick_gelu) {
     if (s.train) {
       w.save(src);
       w.save(w.fresh(width, x.bytes));  // sigmoid(1.702 x)
@@ -319,112 +294,93 @@ BlockCost block_cost(const Model& m, size_t bi, const StepSetup& s, int64_t seq,
   // projector pools the tower's 4096 patches into 256 tokens).
   const bool after_vision = b.domain == Domain::vision && bi > 0 && m.blocks[bi - 1].domain == Domain::vision;
   w.at(0, after_vision ? block_tokens(m, bi - 1, seq, decoder_seq, s.images) : T);
-  Ten stream = w.fresh(hidden, s.stream);
+  const Ten stream = w.fresh(hidden, s.stream);
   out.input = mul(mul(hidden, T), s.stream);
-  Ten last = stream;
-  std::vector<Ten> produced(nodes.size());
-  const bool post_norm = !nodes.empty() && nodes.back().op == Op::norm && b.layer >= 0 && nodes.front().op != Op::norm;
   int64_t widest = hidden;  // most elements per token live at once inside one op (working set)
   int64_t eager_scores = 0; // heads × q × k of an eager attention (per sample)
   int64_t flash_accum = 0;  // per token: fp32 dq accumulator of a flash/SDPA backward
-  bool embedded = false;
 
-  auto find_source = [&](size_t i, int64_t width) -> Ten {
-    if (i > 0) {
-      const Node& prev = nodes[i - 1];
-      if ((prev.op == Op::linear || prev.op == Op::head) && prev.in == nodes[i].in &&
-          prev.experts == nodes[i].experts)
-        return Ten{-1, 0, 0};  // shares the previous linear's input (resolved by the caller)
-      if (prev.op != Op::residual_add && prev.op != Op::router && produced[i - 1].width == width)
-        return produced[i - 1];
-    }
-    for (size_t j = i; j-- > 0;) {
-      const Op op = nodes[j].op;
-      if (op == Op::linear || op == Op::head || op == Op::router || op == Op::residual_add) continue;
-      if (produced[j].width == width) return produced[j];
-    }
-    if (stream.width == width) return stream;
-    return w.fresh(width, c);
+  // The tensor behind each value this block has seen, by the graph's edges.
+  std::unordered_map<ValueId, Ten> tensor_of;
+  std::unordered_map<ValueId, Ten> gathered;  // MoE: the tokens dispatched to the experts, per source
+  auto input = [&](const Node& n, size_t k, int64_t width) -> Ten {
+    if (k >= n.inputs.size()) return stream;  // no edge: the block's input (a stack's first layer)
+    const ValueId v = n.inputs[k];
+    if (v == b.input) return stream;
+    if (const auto it = tensor_of.find(v); it != tensor_of.end()) return it->second;
+    Ten t = w.fresh(width, s.stream);  // made in another block, which keeps it
+    t.held = true;
+    return tensor_of[v] = t;
+  };
+  // A consumer of `width` features reading a wider value reads a slice of it: a tensor of its own.
+  auto sliced = [&](const Ten& x, int64_t width, int bytes) { return x.width == width ? x : w.fresh(width, bytes); };
+  auto from_expert = [&](ValueId v) {
+    if (v < 0 || size_t(v) >= m.values.size()) return false;
+    const ValueInfo& p = m.values[size_t(v)];
+    return p.block == int(bi) && nodes[size_t(p.node)].experts > 1;
   };
 
-  std::vector<Ten> linear_input(nodes.size());
   for (size_t i = 0; i < nodes.size(); ++i) {
     const Node& n = nodes[i];
     const int64_t Tn = node_tokens(m, bi, i, seq, decoder_seq, s.images);
     w.at(i, Tn);
+    Ten result;
     switch (n.op) {
       case Op::embedding:
       case Op::position_embedding: {
         const bool trainable = s.train_base || is_saved_module(n, opt);
         if (s.train && trainable) w.raw_per_token(8);  // the int64 indices (embedding backward)
         const int eb = s.train_base ? s.master : s.base;
-        last = embedded ? w.fresh(n.out, std::max(last.bytes, eb)) : w.fresh(n.out, eb);
-        embedded = true;
-        stream = last;
-        produced[i] = last;
+        // A table looked up from ids; one with an input adds its rows to that value.
+        result = n.inputs.empty() ? w.fresh(n.out, eb) : w.fresh(n.out, std::max(input(n, 0, n.out).bytes, eb));
         break;
       }
       case Op::norm: {
-        const bool next_residual = i + 1 < nodes.size() && nodes[i + 1].op == Op::residual_add;
-        const bool after_stream = i == 0 || nodes[i - 1].op == Op::residual_add ||
-                                  nodes[i - 1].op == Op::embedding || nodes[i - 1].op == Op::position_embedding;
         Ten in;
-        bool qk = false;
-        if (is_qk_norm(n)) {
-          qk = true;
-          // q/k norms act on the projection output: find the attention geometry that follows.
-          int64_t width = n.in;
-          // One module per head (StableLM's LayerNormPerHead) normalises one head's slice.
-          for (size_t j = i + 1; j < nodes.size() && !contains(n.name, ".norms."); ++j)
-            if (nodes[j].op == Op::attention) {
-              const bool is_k = contains(n.name, "k_norm") || contains(n.name, "k_layernorm");
-              width = (is_k ? nodes[j].attn.kv_heads : nodes[j].attn.heads) * nodes[j].attn.head_dim;
-              break;
-            }
-          in = w.fresh(width, s.autocast ? c : s.base);
-          if (s.quantized && s.autocast) in.bytes = s.stream;
-        } else if (after_stream && !next_residual) {
-          in = stream;
+        if (n.qk_norm != QkNorm::none) {
+          // q/k norms act on the projection output (one module per head on its own slice).
+          const Ten x = input(n, 0, n.in);
+          in = n.qk_norm == QkNorm::one_head ? w.fresh(n.in, x.bytes) : x;
         } else {
-          in = last;
+          const Ten x = input(n, 0, n.in);
+          in = sliced(x, n.in, x.bytes);
         }
         const bool trainable = s.train_base || is_saved_module(n, opt);
-        const bool rms = n.detail == "rmsnorm";
-        Ten res;
-        if (rms) {
+        if (n.norm == NormKind::rmsnorm) {
           // HF RMSNorm: x.to(fp32); x * rsqrt(mean(x^2)); weight * that.to(input dtype).
           if (s.train) {
             w.save(in.bytes == 4 ? in : w.fresh(in.width, 4));
             if (trainable) w.save(w.fresh(in.width, in.bytes));
           }
-          res = w.fresh(in.width, std::max(s.norm_param, in.bytes));
+          result = w.fresh(in.width, std::max(s.norm_param, in.bytes));
         } else {
           // F.layer_norm (autocast fp32 list): keeps its fp32 input, returns fp32.
           if (s.train) w.save(s.autocast && in.bytes != 4 ? w.fresh(in.width, 4) : in);
-          res = w.fresh(in.width, s.autocast ? 4 : in.bytes);
+          result = w.fresh(in.width, s.autocast ? 4 : in.bytes);
         }
-        produced[i] = res;
-        if (qk) break;
-        if (post_norm && after_stream) stream = res;
-        last = res;
         break;
       }
       case Op::residual_add: {
         if (s.train && s.dropout.hidden > 0) w.raw_per_token(hidden);  // dropout mask, 1 byte each
-        stream = w.fresh(hidden, std::max(stream.bytes, last.bytes));
-        last = stream;
-        produced[i] = stream;
+        const Ten skip = input(n, 0, hidden), branch = input(n, 1, hidden);
+        result = w.fresh(hidden, std::max(skip.bytes, branch.bytes));
         break;
       }
       case Op::linear:
       case Op::head:
       case Op::router: {
         const int64_t width_in = mul(n.in, n.active), width_out = mul(n.out, n.active);
-        Ten src = find_source(i, n.in);
-        if (src.id == -1) src = linear_input[i - 1];
-        else if (n.experts > 1 && n.op == Op::linear) src = w.fresh(width_in, src.bytes);  // gathered tokens
-        linear_input[i] = src;
-        const bool vocab_head = n.op == Op::head && n.out >= 1000;
+        const ValueId v = n.inputs.empty() ? kNoValue : n.inputs[0];
+        Ten src;
+        if (v == kNoValue) {
+          src = w.fresh(width_in, c);  // no input: pixels
+        } else if (n.experts > 1 && n.op == Op::linear && !from_expert(v)) {
+          // Tokens gathered for the experts: one copy per source, shared by the projections reading it.
+          const auto it = gathered.find(v);
+          src = it != gathered.end() ? it->second : (gathered[v] = w.fresh(width_in, input(n, 0, n.in).bytes));
+        } else {
+          src = sliced(input(n, 0, width_in), width_in, c);
+        }
         const bool quantized = s.quantized && is_quantized_linear(n);
         const bool trainable = s.train_base || is_saved_module(n, opt);
         const bool lora = s.lora && is_lora_target(n, opt);
@@ -457,22 +413,15 @@ BlockCost block_cost(const Model& m, size_t bi, const StepSetup& s, int64_t seq,
             w.save(w.fresh(mul(s.lora_rank, n.active), c));  // lora_A's output, lora_B's input
           }
         }
-        produced[i] = w.fresh(width_out, out_bytes);
-        if (n.op == Op::router) {
-          produced[i].width = 0;  // router logits are not a stream tensor
-        } else if (!vocab_head) {
-          widest = std::max(widest, add(width_in, width_out));
-          last = produced[i];
-        }
+        result = w.fresh(width_out, out_bytes);
+        if (n.op != Op::router && !n.vocab_head) widest = std::max(widest, add(width_in, width_out));
         if (quantized) {
           const Dequant d = dequantized_bytes(s.quant, mul(n.in, n.out), src.bytes);  // one expert at a time
           out.dequant_forward = std::max(out.dequant_forward, d.forward);
           if (s.train) out.dequant_backward = std::max(out.dequant_backward, d.backward);
         }
         // MoE: the expert output is scaled by its routing weight (kept for that weight's grad).
-        if (s.train && n.experts > 1 && n.op == Op::linear &&
-            (i + 1 == nodes.size() || nodes[i + 1].op == Op::residual_add || nodes[i + 1].experts == 1))
-          w.save(produced[i]);
+        if (s.train && n.routed_output) w.save(result);
         break;
       }
       case Op::attention: {
@@ -483,12 +432,12 @@ BlockCost block_cost(const Model& m, size_t bi, const StepSetup& s, int64_t seq,
         const int64_t span = attention_context(m, bi, n, seq, decoder_seq);
         const bool repeat = s.attention != Attention::flash && g.kv_heads < g.heads;
         const int64_t kvh = repeat ? g.heads : g.kv_heads;
-        Ten o = w.fresh(g.heads * g.v_head_dim, c);
+        Ten o = w.fresh(mul(g.heads, g.v_head_dim), c);
         if (s.train) {
           // q (after RoPE), k and v as the kernel reads them (HF's sdpa path repeats K/V to all
           // heads for GQA first; flash_attention_2 does not).
-          w.raw(mul(mul(g.heads * g.head_dim, tq), c));
-          w.raw(mul(mul(kvh * (g.head_dim + g.v_head_dim), tk), c));
+          w.raw(mul(mul(mul(g.heads, g.head_dim), tq), c));
+          w.raw(mul(mul(mul(kvh, g.head_dim + g.v_head_dim), tk), c));
           if (s.attention == Attention::eager) {
             // softmax(dtype=fp32) keeps its fp32 output; the probabilities cast back to the
             // compute dtype (and dropped out, keeping a 1-byte mask) are kept by P·V.
@@ -501,49 +450,48 @@ BlockCost block_cost(const Model& m, size_t bi, const StepSetup& s, int64_t seq,
           }
         }
         if (s.attention == Attention::eager) eager_scores = std::max(eager_scores, mul(mul(g.heads, tq), span));
-        else flash_accum = std::max(flash_accum, mul(g.heads * g.head_dim, 4));
-        widest = std::max(widest, g.heads * (g.head_dim + g.v_head_dim) + kvh * (g.head_dim + g.v_head_dim));
-        produced[i] = o;
-        last = o;
+        else flash_accum = std::max(flash_accum, mul(mul(g.heads, g.head_dim), 4));
+        widest = std::max(widest, add(mul(g.heads, g.head_dim + g.v_head_dim), mul(kvh, g.head_dim + g.v_head_dim)));
+        result = o;
         break;
       }
       case Op::activation: {
         const int64_t width = mul(n.out, n.active);
-        Ten x = last.width == width ? last : w.fresh(width, c);
-        Ten y = activation(w, x, width, n.detail, s);
+        const Ten in = input(n, 0, width);
+        Ten y = activation(w, in.width == width ? in : w.fresh(width, c), width, n.act, s);
         widest = std::max(widest, mul(2, width));
         if (s.train && s.dropout.activation > 0) {
           w.raw_per_token(width);
           y = w.fresh(width, y.bytes);
         }
-        produced[i] = y;
-        last = y;
+        result = y;
         break;
       }
       case Op::gated_activation: {
+        // act(gate) * up: two inputs, or the two halves of one (a fused gate_up projection).
         const int64_t width = mul(n.out, n.active);
+        const Ten first = input(n, 0, width);
         Ten gate, up;
-        if (i >= 2 && nodes[i - 1].op == Op::linear && nodes[i - 2].op == Op::linear &&
-            produced[i - 1].width == width && produced[i - 2].width == width) {
-          gate = produced[i - 2];
-          up = produced[i - 1];
-        } else if (i >= 1 && produced[i - 1].width == 2 * width) {
-          gate = up = produced[i - 1];  // fused gate_up: both halves are views of one tensor
+        if (n.inputs.size() >= 2) {
+          gate = first.width == width ? first : w.fresh(width, c);
+          const Ten second = input(n, 1, width);
+          up = second.width == width ? second : w.fresh(width, c);
+        } else if (first.width == mul(2, width)) {
+          gate = up = first;
         } else {
           gate = w.fresh(width, c);
-          up = last.width == width ? last : w.fresh(width, c);
+          up = first.width == width ? first : w.fresh(width, c);
         }
-        Ten a = activation(w, gate, width, n.detail, s);
+        Ten a = activation(w, gate, width, n.act, s);
         if (s.train) {
           w.save(a);   // act(gate) · up keeps both factors
           w.save(up);
         }
-        produced[i] = w.fresh(width, std::max(a.bytes, up.bytes));
+        result = w.fresh(width, std::max(a.bytes, up.bytes));
         if (s.train && s.dropout.activation > 0) {
           w.raw_per_token(width);
-          produced[i] = w.fresh(width, produced[i].bytes);
+          result = w.fresh(width, result.bytes);
         }
-        last = produced[i];
         // act(gate), up and their product; a fused gate_up output stays whole until the product.
         widest = std::max(widest, mul(gate.id == up.id ? 4 : 3, width));
         break;
@@ -552,25 +500,21 @@ BlockCost block_cost(const Model& m, size_t bi, const StepSetup& s, int64_t seq,
         // mamba_ssm's selective scan keeps u, delta, z and the B/C projections (chunk states are
         // small): about four inner-width tensors per token.
         if (s.train) w.raw_per_token(mul(4 * n.in, c));
-        produced[i] = w.fresh(n.out, c);
-        last = produced[i];
+        result = w.fresh(n.out, c);
         break;
       }
-      case Op::conv1d: {
-        if (s.train) w.save(last.width == n.in ? last : w.fresh(n.in, c));
-        produced[i] = w.fresh(n.out, c);
-        last = produced[i];
-        break;
-      }
-      default: {
-        if (s.train && n.in > 0) w.save(last.width == n.in ? last : w.fresh(n.in, c));
-        produced[i] = w.fresh(n.out, c);
-        if (n.out > 0) last = produced[i];
+      default: {  // conv1d and the parameter-free ops (pooling, the MoE weighted sum)
+        if (s.train && n.in > 0) {
+          const Ten x = n.inputs.empty() ? w.fresh(n.in, c) : input(n, 0, n.in);
+          w.save(x.width == n.in ? x : w.fresh(n.in, c));
+        }
+        result = w.fresh(n.out, c);
         break;
       }
     }
+    if (n.output != kNoValue) tensor_of[n.output] = result;
   }
-  if (s.train && b.kind == "embedding" && s.dropout.embedding > 0) w.raw_per_token(hidden);
+  if (s.train && b.kind_id == BlockKind::embedding && s.dropout.embedding > 0) w.raw_per_token(hidden);
 
   // Working sets: the residual stream in and out plus what one op holds at once (an MLP holds
   // act(gate), up and their product; its backward holds their gradients).

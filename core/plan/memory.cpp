@@ -210,12 +210,12 @@ MemoryModel::MemoryModel(const Model& m, const Options& opt, Mode mode, int64_t 
   blocks_.assign(nb, BlockMemory{});
   for (const auto& b : m.blocks) block_names_.push_back(b.name);
 
-  // The vocabulary head (largest Op::head) and where it lives.
+  // The vocabulary head (the widest one, should a model have two) and where it lives.
   int head_block = -1;
   const Node* head = nullptr;
   for (size_t bi = 0; bi < nb; ++bi)
     for (const auto& n : m.blocks[bi].nodes)
-      if (n.op == Op::head && n.out >= 1000 && (!head || n.out > head->out)) {
+      if (n.vocab_head && (!head || n.out > head->out)) {
         head = &n;
         head_block = int(bi);
       }
@@ -373,17 +373,12 @@ MemoryModel::MemoryModel(const Model& m, const Options& opt, Mode mode, int64_t 
     }
   }
   // A tied head: its gradient is allocated when the head's backward runs (before the embedding's).
-  if (full && head && head->params < mul(head->in, head->out)) {
+  if (full && head && head->tied_to.valid()) {
     const int64_t g = mul(mul(head->in, head->out), s.master);
-    for (size_t bi = 0; bi < nb; ++bi) {
-      bool owner = false;
-      for (const auto& n : m.blocks[bi].nodes)
-        owner = owner || ((n.op == Op::embedding) && n.params == mul(head->in, head->out));
-      if (owner && grads[bi] >= g) {
-        grads[bi] -= g;
-        grads[head_block] = add(grads[head_block], g);
-        break;
-      }
+    const auto owner = size_t(head->tied_to.block);
+    if (grads[owner] >= g) {
+      grads[owner] -= g;
+      grads[size_t(head_block)] = add(grads[size_t(head_block)], g);
     }
   }
   int64_t total_weights = 0, total_adapters = 0, total_grads = 0;

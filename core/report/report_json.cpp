@@ -83,7 +83,7 @@ json graph_json(const Model& m, int64_t batch, int64_t seq, const Options& opt) 
                    {"out_shape", {rows, tokens, n.out}}, {"params", n.params},
                    {"flops_per_token", forward_flops_per_token(n, attention_context(m, bi, n, seq, dseq))},
                    {"saved_bytes", checked_mul(cost.node_saved[ni], batch, "saved activations")},
-                   {"domain", domain_name(b.domain)}};
+                   {"domain", domain_name(b.domain)}, {"inputs", n.inputs}, {"output", n.output}};
       if (n.experts > 1) node["experts"] = {{"stored", n.experts}, {"active", n.active}};
       if (n.op == Op::attention)
         node["attention"] = {{"heads", n.attn.heads}, {"kv_heads", n.attn.kv_heads}, {"head_dim", n.attn.head_dim},

@@ -3,10 +3,8 @@
 // file: and the loopback ports a test opts into, a small static server with real HTTP Range support
 // (206 + Content-Range) that mimics the Hugging Face hub's URL layout, and the fixtures built from
 // the shipped examples. Every wait is bounded. Not a test itself.
-import { createServer } from 'node:http';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { extname } from 'node:path';
 import { chromium } from 'playwright-core';
 
 export const root = new URL('../../', import.meta.url);
@@ -111,66 +109,8 @@ export function indexFixture(headerText) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// A static server on 127.0.0.1 with the hub's layout: /{org}/{name}/resolve/{revision}/{file}.
-// repos: {"org/name": {files: {"config.json": Buffer|string, ...}, status?: 401, redirect?: bool}}.
-// Files of a repo with redirect: true answer 302 to /cdn/... as the hub does for LFS files.
-// Also serves `dir` (e.g. dist/) under /static/. Records every request in server.log.
-const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.json': 'application/json', '.css': 'text/css' };
-export async function startServer({ repos = {}, dir = null, pages = {} } = {}) {
-  const log = [];
-  const server = createServer((req, res) => {
-    const url = new URL(req.url, 'http://127.0.0.1');
-    log.push({ method: req.method, path: url.pathname, range: req.headers.range || null });
-    res.setHeader('Access-Control-Allow-Origin', '*');
-    res.setHeader('Access-Control-Expose-Headers', 'Content-Range, Content-Length, Accept-Ranges');
-    if (req.method === 'OPTIONS') {
-      res.writeHead(204, { 'Access-Control-Allow-Headers': 'Range', 'Access-Control-Allow-Methods': 'GET, HEAD' });
-      return res.end();
-    }
-    if (pages[url.pathname]) {
-      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
-      return res.end(pages[url.pathname]);
-    }
-    if (dir && url.pathname.startsWith('/static/')) {
-      const file = new URL(url.pathname.slice('/static/'.length), dir);
-      try {
-        statSync(file);
-        res.writeHead(200, { 'Content-Type': TYPES[extname(file.pathname)] || 'application/octet-stream' });
-        return res.end(readFileSync(file));
-      } catch (e) {
-        res.writeHead(404);
-        return res.end('not found');
-      }
-    }
-    let m = url.pathname.match(/^\/cdn\/(.+?)\/([^/]+)$/);
-    const cdn = !!m;
-    if (!m) m = url.pathname.match(/^\/([^/]+\/[^/]+)\/resolve\/[^/]+\/(.+)$/);
-    const repoId = m && decodeURIComponent(m[1]);
-    const repo = m && repos[repoId];
-    if (!repo) { res.writeHead(404, { 'Content-Type': 'text/plain' }); return res.end('Repository not found'); }
-    if (repo.status) { res.writeHead(repo.status, { 'Content-Type': 'text/plain' }); return res.end('Access to this model is restricted.'); }
-    const body = repo.files[m[2]];
-    if (body === undefined) { res.writeHead(404, { 'Content-Type': 'text/plain' }); return res.end('Entry not found'); }
-    if (repo.redirect && !cdn && m[2].endsWith('.safetensors')) {
-      res.writeHead(302, { Location: `/cdn/${encodeURIComponent(repoId)}/${m[2]}` });
-      return res.end();
-    }
-    const buf = Buffer.isBuffer(body) ? body : Buffer.from(body);
-    const range = req.headers.range && req.headers.range.match(/^bytes=(\d+)-(\d*)$/);
-    if (range) {
-      const start = Number(range[1]);
-      const end = Math.min(range[2] === '' ? buf.length - 1 : Number(range[2]), buf.length - 1);
-      if (start > end) { res.writeHead(416, { 'Content-Range': `bytes */${buf.length}` }); return res.end(); }
-      res.writeHead(206, { 'Content-Range': `bytes ${start}-${end}/${buf.length}`, 'Accept-Ranges': 'bytes', 'Content-Length': end - start + 1, 'Content-Type': 'application/octet-stream' });
-      return res.end(buf.subarray(start, end + 1));
-    }
-    res.writeHead(200, { 'Content-Length': buf.length, 'Accept-Ranges': 'bytes', 'Content-Type': m[2].endsWith('.json') ? 'application/json' : 'application/octet-stream' });
-    return res.end(buf);
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${server.address().port}`;
-  return { base, log, pages, close: () => new Promise((resolve) => { server.closeAllConnections?.(); server.close(resolve); }) };
-}
+// The mock hub (and static server): tests/mock-hub.mjs, shared with the CLI tests.
+export { startServer } from '../mock-hub.mjs';
 
 // WCAG contrast of each visible element matched by `selectors` against the nearest opaque
 // background behind it: [{selector, ratio, fg, bg}] (computed in the page).

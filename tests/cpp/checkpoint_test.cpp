@@ -46,3 +46,20 @@ TEST_CASE("a tied head stored again in the file is a counted copy, not unexplain
   // The file lacks every other tensor, so the remainder is negative by exactly those parameters.
   CHECK(r["checkpoint"]["unexplained"] == 50257 * 768 - 124439808LL - 12582912LL);
 }
+
+TEST_CASE("an index with a stated total (the hub's safetensors.total) reconciles the total by the index's names") {
+  json weight_map = json::object();
+  for (const char* n : {"wte.weight", "wpe.weight", "surprise"}) weight_map[n] = "model-00001-of-00002.safetensors";
+  const json index = {{"metadata", {{"total_size", 548090880}}}, {"weight_map", weight_map}};
+  const json r = plan(example("gpt2.json"), {{"safetensors_index", index.dump()}, {"checkpoint_total", 137022720}});
+  REQUIRE(r["ok"] == true);
+  const json& c = r["checkpoint"];
+  CHECK(c["source"] == "safetensors_index+checkpoint_total");
+  CHECK(c["scalars"] == 137022720);
+  CHECK(c["unexplained"] == 0);
+  CHECK(c["extra"] == json::array({"surprise"}));
+  CHECK(c["total_bytes"] == 548090880);
+  // Without the total the index alone gives names, not a count.
+  const json alone = plan(example("gpt2.json"), {{"safetensors_index", index.dump()}});
+  CHECK(alone["checkpoint"]["scalars"].is_null());
+}

@@ -12,7 +12,7 @@ using namespace cardfit;
 TEST_CASE("gpt2's vocabulary is flagged and its graph forward-passes") {
   const Config c = Config::parse(example("gpt2.json"));
   const Model m = trace_model(c);
-  const auto findings = run_checks(c, m, Options{}, 512);
+  const auto findings = run_checks(m, Options{}, 512);
   auto has = [&](const std::string& id, const std::string& sev) {
     for (const auto& f : findings)
       if (f.id == id && f.severity == sev) return true;
@@ -39,7 +39,7 @@ TEST_CASE("Gemma 2's logit soft-capping asks for eager attention in an SDPA trai
   const Model m = trace_model(c);
   auto ids = [&](const Options& o) {
     std::set<std::string> s;
-    for (const auto& f : run_checks(c, m, o, 512)) s.insert(f.id);
+    for (const auto& f : run_checks(m, o, 512)) s.insert(f.id);
     return s;
   };
   CHECK(ids(Options{}).count("softcapping-needs-eager") == 1);

@@ -160,15 +160,17 @@ test('the options form offers every option in its group, with the schema\'s valu
 });
 
 test('every error code string of the JS side is in the core\'s registry, with the registry\'s message', () => {
-  const files = ['wasm/api.js', 'scripts/cardfit', 'wasm/bindings.cpp', ...readdirSync(join(root, 'web/src')).filter((f) => f.endsWith('.js')).map((f) => `web/src/${f}`)];
+  const files = ['wasm/api.js', 'scripts/cardfit', 'scripts/cardfit-hub.js', 'wasm/bindings.cpp', ...readdirSync(join(root, 'web/src'), { recursive: true }).filter((f) => f.endsWith('.js')).map((f) => `web/src/${f}`)];
   const prefixes = [...new Set(errors.map((e) => e.code.split('.')[0]))].join('|');
   const pattern = new RegExp(`['"\`]((?:${prefixes})\\.[a-z_]+)['"\`]`, 'g');
   const found = new Set();
   for (const f of files) {
     const src = read(f);
-    for (const m of src.matchAll(pattern)) if (m[1] !== 'config.json') found.add(m[1]);
-    // Source errors become `source.${kind}` (web/src/widget.js): their kinds are codes too.
-    for (const m of src.matchAll(/new SourceError\('([a-z_]+)'/g)) found.add(`source.${m[1]}`);
+    for (const m of src.matchAll(pattern)) if (!/\.(json|js|css|md)$/.test(m[1])) found.add(m[1]);
+    // A HubError (alias SourceError) of kind K has code hub.K, or safetensors.invalid (web/src/hub.js).
+    for (const m of src.matchAll(/new (?:Hub|Source)Error\(([^,]+),/g)) {
+      for (const k of m[1].matchAll(/'([a-z_]+)'/g)) found.add(k[1] === 'safetensors' ? 'safetensors.invalid' : `hub.${k[1]}`);
+    }
   }
   assert.ok(found.size >= 15, [...found].join(' '));
   assert.deepEqual([...found].filter((c) => !codes.has(c)), []);

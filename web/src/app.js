@@ -8,6 +8,7 @@ const $$ = (selector, root) => [...(root || document).querySelectorAll(selector)
 
 const examples = JSON.parse($('#examples').textContent);
 const planner = makePlanner($('#cardfit-module').textContent);
+const historyPanel = makeHistoryPanel({ planner, endpoint: () => state.hub || HUB_DEFAULT, options: () => ({ ...state.options, checkpoint_total: undefined }) });
 const form = $('#options');
 const reportBox = $('#report');
 const compareBox = $('#compare');
@@ -56,6 +57,7 @@ function sourcePanel(slot) {
   ui.checkpoint = el('div', { id: `${p}checkpoint`, className: 'checkpoint-chips', 'aria-live': 'polite' });
   ui.config = el('textarea', { id: `${p}config`, spellcheck: false, autocomplete: 'off', rows: 12, 'aria-describedby': `${p}error`, wrap: 'off' });
   ui.error = el('div', { id: `${p}error`, className: 'error-box', 'aria-live': 'polite', hidden: true });
+  ui.hubExtras = hubExtras(slot, { onHistory: (id) => historyPanel.open(id) });
   ui.examples = examples.map((x, i) => el('option', { value: String(i) }, x.id));
   ui.example.replaceChildren(...ui.examples, el('option', { value: 'own' }, 'your own config'));
   const hubForm = el('form', { className: 'hub', id: `${p}hub-form`, role: 'search' },
@@ -63,7 +65,7 @@ function sourcePanel(slot) {
   ui.root = el('section', { className: 'source', 'aria-labelledby': `${p}source-title` },
     el('h2', { id: `${p}source-title` }, slot === 'a' ? 'Model' : 'Model B (compare)'),
     el('div', { className: 'row' }, el('label', { for: `${p}example` }, 'Example'), ui.example),
-    hubForm, ui.hubStatus, ui.drop, ui.checkpoint,
+    hubForm, ui.hubStatus, ui.hubExtras.root, ui.drop, ui.checkpoint,
     el('label', { for: `${p}config`, className: 'paste-label' }, 'config.json ', el('span', { className: 'hint' }, '(paste or edit: checked as you type)')),
     ui.config, ui.error);
 
@@ -79,6 +81,7 @@ function sourcePanel(slot) {
     const hadTotal = isNum(s.checkpointTotal);
     state[slot] = { ...s, text: ui.config.value, label: '', hubId: '', checkpointTotal: undefined, example: '' };
     ui.example.value = 'own';
+    ui.hubExtras.clear();
     if (hadTotal) showCheckpoint(slot);
     clearTimeout(typing);
     typing = setTimeout(() => replan(slot), 150);
@@ -105,6 +108,7 @@ function setSlot(slot, s) {
   const i = examples.findIndex((x) => x.id === state[slot].example && x.text === state[slot].text);
   ui.example.value = i >= 0 ? String(i) : 'own';
   if (i < 0) ownText[slot] = state[slot].text;
+  if (!state[slot].hubId) ui.hubExtras.clear();
   showCheckpoint(slot);
 }
 
@@ -153,9 +157,11 @@ async function fetchHub(slot, input) {
   const ui = panels[slot];
   ui.hubStatus.classList.remove('bad');
   try {
-    const got = await fetchFromHub(state.hub || HUB_DEFAULT, input, (msg) => { ui.hubStatus.textContent = msg; });
+    const got = await pageHub(state.hub || HUB_DEFAULT).fetchModel(input, (msg) => { ui.hubStatus.textContent = msg; });
     const label = got.revision && got.revision !== 'main' ? `${got.id}@${got.revision}` : got.id;
-    setSlot(slot, { text: got.config, label, hubId: label, header: got.header, index: got.index });
+    const hubTotal = got.info && isNum(got.info.safetensorsTotal) ? got.info.safetensorsTotal : undefined;
+    setSlot(slot, { text: got.config, label, hubId: label, header: got.header, index: got.index, checkpointTotal: hubTotal });
+    ui.hubExtras.show(got, label);
     ui.hubStatus.textContent = [`Fetched ${label}: config.json${got.index ? ' and the checkpoint index' : got.header ? ' and the safetensors header (two range requests, no weights)' : ''}.`, ...got.notes].join(' ');
     replan(slot);
   } catch (e) {
@@ -219,8 +225,11 @@ function optionsFor(slot) {
   const s = state[slot] || {};
   const o = { ...state.options };
   if (s.header && s.header.text) o.safetensors_header = s.header.text;
-  else if (s.index && s.index.text) o.safetensors_index = s.index.text;
-  else if (o.checkpoint_total === undefined && isNum(s.checkpointTotal)) o.checkpoint_total = s.checkpointTotal;
+  else if (s.index && s.index.text) {
+    o.safetensors_index = s.index.text;
+    // The index names tensors; the hub's safetensors.total gives the count it then reconciles.
+    if (o.checkpoint_total === undefined && isNum(s.checkpointTotal)) o.checkpoint_total = s.checkpointTotal;
+  } else if (o.checkpoint_total === undefined && isNum(s.checkpointTotal)) o.checkpoint_total = s.checkpointTotal;
   return o;
 }
 

@@ -3,66 +3,16 @@
 // lists the fields that differ and asks the core which of them change memory or cost, by planning
 // model A with that one field set to B's value. Not a planner: every number is a report's.
 
-function flattenConfig(value, path, out) {
-  if (value && typeof value === 'object' && !Array.isArray(value)) {
-    const keys = Object.keys(value);
-    if (!keys.length && path !== '$') out.set(path, value);
-    for (const k of keys) flattenConfig(value[k], `${path}.${k}`, out);
-  } else {
-    out.set(path, value);
-  }
-  return out;
+// The config diff and the measures come from web/src/changes.js (shared with the history panel
+// and the CLI); this file formats them.
+function deltaTexts(deltas) {
+  return deltas.map((m) => {
+    const sign = m.delta > 0 ? '+' : '−';
+    const v = Math.abs(m.delta);
+    return `${m.label} ${sign}${m.unit === 'usd' ? usd(v) : m.unit === 'count' ? int(v) : bytes(v)}`;
+  });
 }
-
-function setPath(obj, path, value, remove) {
-  const keys = path.replace(/^\$\./, '').split('.');
-  let o = obj;
-  for (const k of keys.slice(0, -1)) {
-    if (!o[k] || typeof o[k] !== 'object') o[k] = {};
-    o = o[k];
-  }
-  if (remove) delete o[keys.at(-1)];
-  else o[keys.at(-1)] = value;
-}
-
-function configDiff(textA, textB) {
-  let a, b;
-  try { a = JSON.parse(textA); b = JSON.parse(textB); } catch (e) { return null; }
-  const fa = flattenConfig(a, '$', new Map()), fb = flattenConfig(b, '$', new Map());
-  const paths = [...new Set([...fa.keys(), ...fb.keys()])];
-  const diffs = [];
-  for (const p of paths) {
-    const va = fa.get(p), vb = fb.get(p);
-    if (JSON.stringify(va) !== JSON.stringify(vb)) diffs.push({ path: p, a: va, b: vb, inA: fa.has(p), inB: fb.has(p) });
-  }
-  return { a, diffs };
-}
-
-// The measures a config change can move, read from a report.
-function measures(r) {
-  const m = {};
-  if (!r || !r.ok) return m;
-  m['parameters'] = (r.params || {}).total;
-  for (const mode of MODES) if ((r.modes || {})[mode]) m[`${modeLabel(mode)} memory`] = r.modes[mode].reserved_bytes;
-  m['your plan memory'] = (r.plan || {}).reserved_bytes;
-  const c = r.cost || {};
-  if (c.priced && c.priced.fits && c.priced.priced) m['priced run cost'] = c.priced.usd;
-  if (c.cheapest) m['cheapest run cost'] = c.cheapest.usd;
-  return m;
-}
-
-function effectText(base, changed) {
-  const a = measures(base), b = measures(changed);
-  const out = [];
-  for (const k of Object.keys(a)) {
-    if (!isNum(a[k]) || !isNum(b[k]) || Math.abs(b[k] - a[k]) <= Math.abs(a[k]) * 1e-9) continue;
-    const d = b[k] - a[k];
-    const sign = d > 0 ? '+' : '−';
-    const val = /cost/.test(k) ? usd(Math.abs(d)) : k === 'parameters' ? int(Math.abs(d)) : bytes(Math.abs(d));
-    out.push(`${k} ${sign}${val}`);
-  }
-  return out;
-}
+const effectText = (base, changed) => deltaTexts(measureDeltas(base, changed));
 
 let compareGeneration = 0;
 const cell = (v) => (v === undefined ? '(absent)' : typeof v === 'string' ? v : JSON.stringify(v));
@@ -146,9 +96,7 @@ function renderCompare(container, ctx) {
     const gen = ++compareGeneration;
     ctx.planner.cancel('diff:');
     shown.forEach((d, i) => {
-      const mod = structuredClone(diff.a);
-      setPath(mod, d.path, d.b, !d.inB);
-      ctx.planner.plan(JSON.stringify(mod), ctx.optionsA, `diff:${gen}:${i}`, true).then((res) => {
+      ctx.planner.plan(withField(diff.a, d), ctx.optionsA, `diff:${gen}:${i}`, true).then((res) => {
         if (!res) return;
         const r = res.report;
         const tr = drows[i];

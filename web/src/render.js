@@ -75,7 +75,7 @@ function countSection(r, ctx) {
     el('p', { className: 'muted' }, `parameters, tied tensors once · ${int(params.tensor_count)} tensors`));
   let published, reconciled = null;
   if (ck) {
-    const src = { checkpoint_total: 'the stated checkpoint total', safetensors_header: 'read from the model.safetensors header', safetensors_index: 'read from model.safetensors.index.json' }[ck.source] || text(ck.source);
+    const src = { checkpoint_total: 'the stated checkpoint total', safetensors_header: 'read from the model.safetensors header', safetensors_index: 'read from model.safetensors.index.json', 'safetensors_index+checkpoint_total': 'the stated total (checkpoint_total: the hub\'s safetensors.total for a hub id), tensor names from model.safetensors.index.json' }[ck.source] || text(ck.source);
     published = el('div', { className: 'stat' }, el('h3', null, 'In the published checkpoint'),
       el('p', { className: 'big', id: 'checkpoint-scalars' }, int(ck.scalars)),
       el('p', { className: 'muted' }, `scalars · ${src}`, isNum(ck.total_bytes) ? ` · ${bytes(ck.total_bytes)} on disk` : ''));

@@ -98,7 +98,7 @@ class CardfitPlan extends HTMLElement {
       if (r && r.ok) this._render(r, src, options);
       else this._error(r && r.error);
     } catch (e) {
-      if (gen === this._gen) this._error({ code: e && e.kind ? `source.${e.kind}` : 'widget.failed', message: (e && e.message) || String(e) });
+      if (gen === this._gen) this._error({ code: e && e.code ? e.code : 'widget.failed', message: (e && e.message) || String(e) });
     }
   }
 

@@ -22,6 +22,7 @@ struct BartStack {
 
 Model bart(const Config& c) {
   ModelBuilder b("bart", "bart");
+  b.facts().dropouts(0.1, 0, 0, 0.1);  // BartConfig dropout; attention/activation_dropout 0
   // BartConfig defaults: vocab_size=50265, max_position_embeddings=1024, encoder/decoder_layers=12,
   // encoder/decoder_ffn_dim=4096, encoder/decoder_attention_heads=16, d_model=1024,
   // activation_function="gelu", tie_word_embeddings=True.
@@ -50,8 +51,15 @@ Model bart(const Config& c) {
 
   b.block("model.shared", "embedding");
   token_embedding(b, "model.shared", vocab, d);
+  const ValueId tokens = b.cursor();  // each stack adds its positions to the shared embedding
+  ValueId encoder_out = kNoValue;
   for (const BartStack& s : {enc, dec}) {
     const int64_t head_dim = d / s.heads;
+    if (s.decoder) {
+      encoder_out = b.stream();
+      b.sequence(Sequence::target);  // the decoder and the heads run over the target tokens
+    }
+    b.set_stream(tokens);
     b.block(s.name + ".embeddings", "embedding");
     b.tied(s.name + ".embed_tokens.weight", {vocab, d}, "model.shared.weight", Role::embedding);
     learned_positions(b, s.name + ".embed_positions", positions, d, 2);
@@ -73,6 +81,7 @@ Model bart(const Config& c) {
         l.cross.prefix = p + ".encoder_attn";
         l.cross.causal = false;
         l.cross.cross = true;
+        l.cross.kv_source = encoder_out;
         l.cross_norm = p + ".encoder_attn_layer_norm";
       }
       residual_layer(b, l);

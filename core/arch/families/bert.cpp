@@ -65,6 +65,7 @@ Model bert(const Config& c) {
   const bool roberta = type == "roberta";
   const std::string base = roberta ? "roberta" : "bert";
   ModelBuilder b(type, "bert");
+  b.facts().dropouts(0.1, 0.1, 0, 0.1);  // hidden_dropout_prob, attention_probs_dropout_prob
   // BertConfig defaults: vocab_size=30522, hidden_size=768, num_hidden_layers=12,
   // num_attention_heads=12, intermediate_size=3072, hidden_act="gelu", max_position_embeddings=512,
   // type_vocab_size=2, position_embedding_type="absolute", tie_word_embeddings=True.
@@ -108,8 +109,9 @@ Model bert(const Config& c) {
     const std::string p = base + ".encoder.layer." + std::to_string(i);
     b.block(p, "encoder_layer", i);
     if (pos_type == "relative_key" || pos_type == "relative_key_query")
-      b.embedding(p + ".attention.self.distance_embedding", 2 * positions - 1, head_dim,
-                  Role::position_embedding);
+      relative_position_bias(b, p + ".attention.self.distance_embedding",
+                             checked_add(checked_mul(2, positions, "the distance table"), -1, "the distance table"),
+                             head_dim);
     residual_layer(b, {.prefix = p, .hidden = hidden, .norm = NormKind::layernorm, .post_norm = true,
                        .attn = {.prefix = p + ".attention", .hidden = hidden, .heads = heads,
                                 .kv_heads = heads, .head_dim = head_dim, .q_bias = true,
@@ -124,11 +126,17 @@ Model bert(const Config& c) {
   }
 
   b.block("heads", "final");
+  // Every head reads the encoder's output x; NSP and BERT's sequence classifier read the pooled
+  // first token.
+  const ValueId x = b.cursor();
+  ValueId pooled = x;
   if (h.pooler) {
     b.linear(base + ".pooler.dense", hidden, hidden, {.bias = true, .lora = false, .role = Role::head});
     b.activation(base + ".pooler.activation", hidden, "tanh");
+    pooled = b.cursor();
   }
   if (h.mlm) {
+    b.read(x);
     const std::string m = roberta ? "lm_head" : "cls.predictions";
     const std::string dense = roberta ? m + ".dense" : m + ".transform.dense";
     const std::string norm = roberta ? m + ".layer_norm" : m + ".transform.LayerNorm";
@@ -139,9 +147,12 @@ Model bert(const Config& c) {
     // The decoder's bias is the module's own `bias` parameter (decoder.bias aliases it).
     b.model().blocks.back().nodes.back().params += b.tensor(m + ".bias", {vocab}, Role::head);
   }
-  if (h.nsp)
+  if (h.nsp) {
+    b.read(pooled);
     b.linear("cls.seq_relationship", hidden, 2, {.bias = true, .lora = false, .role = Role::head});
+  }
   if (h.classifier > 0) {
+    b.read(h.classifier_mlp ? x : pooled);  // RoBERTa's head reads x[:, 0]; BERT's the pooled output
     if (h.classifier_mlp) {
       b.linear("classifier.dense", hidden, hidden, {.bias = true, .lora = false, .role = Role::head});
       b.linear("classifier.out_proj", hidden, h.classifier, {.bias = true, .lora = false, .role = Role::head});
@@ -149,9 +160,14 @@ Model bert(const Config& c) {
       b.linear("classifier", hidden, h.classifier, {.bias = true, .lora = false, .role = Role::head});
     }
   }
-  if (h.token_classifier > 0)
+  if (h.token_classifier > 0) {
+    b.read(x);
     b.linear("classifier", hidden, h.token_classifier, {.bias = true, .lora = false, .role = Role::head});
-  if (h.qa) b.linear("qa_outputs", hidden, 2, {.bias = true, .lora = false, .role = Role::head});
+  }
+  if (h.qa) {
+    b.read(x);
+    b.linear("qa_outputs", hidden, 2, {.bias = true, .lora = false, .role = Role::head});
+  }
   return b.finish();
 }
 

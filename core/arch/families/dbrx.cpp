@@ -1,7 +1,7 @@
 // DBRX (transformers models/dbrx/modeling_dbrx.py): bias-free LayerNorms around a fused Wqkv GQA
 // attention (norm_attn_norm), and an MoE whose experts are three bare parameters per layer
 // (ffn.experts.mlp.w1/v1/w2, each [moe_num_experts * ffn_hidden_size, d_model]).
-#include "../blocks.hpp"
+#include "../decoder.hpp"
 #include "../vision.hpp"
 #include "families.hpp"
 
@@ -33,23 +33,21 @@ Model dbrx(const Config& c) {
                   .experts_per_token = top_k, .tied_embeddings = tied,
                   .initializer_range = c.number_or("initializer_range", 0.02)};
 
-  b.block("transformer.wte", "embedding");
-  token_embedding(b, "transformer.wte", vocab, hidden);
-  for (int i = 0; i < layers; ++i) {
-    const std::string p = "transformer.blocks." + std::to_string(i);
-    b.block(p, "decoder_layer", i);
-    b.norm(p + ".norm_attn_norm.norm_1", hidden, NormKind::layernorm_nobias);
-    attention_block(b, {.prefix = p + ".norm_attn_norm.attn", .hidden = hidden, .heads = heads,
-                        .kv_heads = kv_heads, .head_dim = head_dim, .o = "out_proj", .fused_qkv = "Wqkv"});
-    b.residual(p + ".residual_attn", hidden);
-    b.norm(p + ".norm_attn_norm.norm_2", hidden, NormKind::layernorm_nobias);
-    fused_moe_block(b, {.prefix = p + ".ffn", .hidden = hidden, .experts = experts, .top_k = top_k,
-                        .intermediate = ffn_hidden, .act = act});
-    b.residual(p + ".residual_mlp", hidden);
-  }
-  b.block("final", "final");
-  b.norm("transformer.norm_f", hidden, NormKind::layernorm_nobias);
-  lm_head(b, "lm_head", hidden, vocab, tied ? "transformer.wte.weight" : "");
+  const DecoderShape shape{.vocab = vocab, .hidden = hidden, .layers = layers, .tied = tied};
+  const CausalLmNames names{.embed = "transformer.wte", .layers = "transformer.blocks", .norm = "transformer.norm_f",
+                            .norm_kind = NormKind::layernorm_nobias};
+  causal_lm_stack(b, shape, names, [&](int, const std::string& p) {
+    pre_norm_decoder_layer(
+        b, {.prefix = p,
+            .attn = {.prefix = p + ".norm_attn_norm.attn", .hidden = hidden, .heads = heads, .kv_heads = kv_heads,
+                     .head_dim = head_dim, .o = "out_proj", .fused_qkv = "Wqkv"},
+            .norm = NormKind::layernorm_nobias,
+            .input_norm = "norm_attn_norm.norm_1",
+            .post_attn_norm = "norm_attn_norm.norm_2",
+            .hidden = hidden,
+            .fused_moe = FusedMoeSpec{.prefix = p + ".ffn", .hidden = hidden, .experts = experts, .top_k = top_k,
+                                      .intermediate = ffn_hidden, .act = act}});
+  });
   return b.finish();
 }
 

@@ -67,31 +67,22 @@ Model deepseek(const Config& c) {
   d.tied_embeddings = tied;
   d.initializer_range = c.number_or("initializer_range", 0.02);
 
-  b.block("model.embed_tokens", "embedding");
-  token_embedding(b, "model.embed_tokens", vocab, hidden);
-  for (int i = 0; i < layers; ++i) {
-    const std::string p = "model.layers." + std::to_string(i);
-    b.block(p, "decoder_layer", i);
-    b.norm(p + ".input_layernorm", hidden, NormKind::rmsnorm);
-    mla_attention_block(b, {.prefix = p + ".self_attn", .hidden = hidden, .heads = heads, .q_lora_rank = q_lora,
-                            .kv_lora_rank = kv_lora, .qk_nope_head_dim = nope, .qk_rope_head_dim = rope,
-                            .v_head_dim = v_dim, .bias = bias});
-    b.residual(p + ".residual_attn", hidden);
-    b.norm(p + ".post_attention_layernorm", hidden, NormKind::rmsnorm);
-    const bool moe = routed > 0 && i >= first_dense && i % moe_freq == 0;
-    if (moe) {
-      moe_block(b, {.prefix = p + ".mlp", .hidden = hidden, .experts = routed, .top_k = top_k,
-                    .expert_intermediate = moe_inter, .expert = {.act = act}, .shared_experts = shared,
-                    .shared_intermediate = moe_inter * shared,
-                    .router_bias_name = correction_bias ? "e_score_correction_bias" : ""});
-    } else {
-      mlp_block(b, {.prefix = p + ".mlp", .hidden = hidden, .intermediate = intermediate, .act = act});
-    }
-    b.residual(p + ".residual_mlp", hidden);
-  }
-  b.block("final", "final");
-  b.norm("model.norm", hidden, NormKind::rmsnorm);
-  lm_head(b, "lm_head", hidden, vocab, tied ? "model.embed_tokens.weight" : "");
+  const DecoderShape shape{.vocab = vocab, .hidden = hidden, .layers = layers, .tied = tied};
+  causal_lm_stack(b, shape, {}, [&](int i, const std::string& p) {
+    DecoderLayerSpec layer{
+        .prefix = p,
+        .mlp = {.prefix = p + ".mlp", .hidden = hidden, .intermediate = intermediate, .act = act},
+        .hidden = hidden,
+        .mla = MlaSpec{.prefix = p + ".self_attn", .hidden = hidden, .heads = heads, .q_lora_rank = q_lora,
+                       .kv_lora_rank = kv_lora, .qk_nope_head_dim = nope, .qk_rope_head_dim = rope,
+                       .v_head_dim = v_dim, .bias = bias}};
+    if (routed > 0 && i >= first_dense && i % moe_freq == 0)
+      layer.moe = MoeSpec{.prefix = p + ".mlp", .hidden = hidden, .experts = routed, .top_k = top_k,
+                          .expert_intermediate = moe_inter, .expert = {.act = act}, .shared_experts = shared,
+                          .shared_intermediate = checked_mul(moe_inter, shared, "the shared experts' width"),
+                          .router_bias_name = correction_bias ? "e_score_correction_bias" : ""};
+    pre_norm_decoder_layer(b, layer);
+  });
 
   const int64_t mtp = c.count_or({"num_nextn_predict_layers"}, 0);
   if (mtp > 0)

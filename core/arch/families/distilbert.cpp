@@ -13,6 +13,7 @@ namespace cardfit::families {
 
 Model distilbert(const Config& c) {
   ModelBuilder b("distilbert", "distilbert");
+  b.facts().dropouts(0.1, 0.1, 0, 0.1);  // DistilBertConfig dropout, attention_dropout
   // DistilBertConfig defaults: vocab_size=30522, max_position_embeddings=512, n_layers=6,
   // n_heads=12, dim=768, hidden_dim=3072, activation="gelu", tie_word_embeddings=True.
   const int64_t vocab = c.positive_or({"vocab_size"}, 30522);

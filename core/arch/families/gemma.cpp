@@ -46,17 +46,10 @@ GemmaText read_text(const Config& c, Gen g) {
     return t;
   }
   t.sliding_window = c.positive_or({"sliding_window"}, 4096);
-  const std::vector<std::string> types = c.string_list("layer_types");
-  if (!types.empty()) {
-    require(int64_t(types.size()) == t.layers, c, "layer_types",
-            "layer_types lists " + std::to_string(types.size()) + " layers, but num_hidden_layers is " +
-                std::to_string(t.layers) + ".");
-    for (const auto& type : types) t.window.push_back(type == "sliding_attention" ? t.sliding_window : 0);
-    return t;
-  }
-  // Gemma 2: even layers slide. Gemma 3: every layer but each sliding_window_pattern-th slides.
+  // layer_types when given; else Gemma 2: even layers slide; Gemma 3: every layer but each
+  // sliding_window_pattern-th slides.
   const int64_t pattern = g == Gen::v2 ? 2 : c.positive_or({"sliding_window_pattern", "_sliding_window_pattern"}, 6);
-  for (int64_t i = 0; i < t.layers; ++i) t.window.push_back((i + 1) % pattern != 0 ? t.sliding_window : 0);
+  t.window = layer_windows(c, t.layers, t.sliding_window, [&](int i) { return (i + 1) % pattern != 0; });
   return t;
 }
 

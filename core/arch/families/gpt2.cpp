@@ -7,6 +7,8 @@ namespace cardfit::families {
 
 Model gpt2(const Config& c) {
   ModelBuilder b("gpt2", "gpt2");
+  b.facts().dropouts(0.1, 0.1, 0, 0.1);  // GPT2Config resid/attn/embd_pdrop
+  b.facts().depth_scaled_init = true;     // GPT2PreTrainedModel: c_proj std / sqrt(2 n_layer)
   const int64_t vocab = c.positive({"vocab_size"});
   const int64_t hidden = c.positive({"n_embd", "hidden_size"});
   const int64_t layers = c.positive({"n_layer", "num_hidden_layers"});

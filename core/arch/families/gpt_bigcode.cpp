@@ -8,6 +8,7 @@ namespace cardfit::families {
 
 Model gpt_bigcode(const Config& c) {
   ModelBuilder b("gpt_bigcode", "gpt_bigcode");
+  b.facts().dropouts(0.1, 0.1, 0, 0.1);  // GPTBigCodeConfig resid/attn/embd_pdrop
   // GPTBigCodeConfig defaults: n_positions=1024, n_inner=None (4*n_embd), multi_query=True,
   // activation "gelu_pytorch_tanh", tie_word_embeddings=True.
   const int64_t vocab = c.positive({"vocab_size"});

@@ -8,6 +8,7 @@ namespace cardfit::families {
 
 Model gpt_neox(const Config& c) {
   ModelBuilder b("gpt_neox", "gpt_neox");
+  b.facts().depth_scaled_init = true;  // GPTNeoX: output projections scaled by depth
   // GPTNeoXConfig defaults: tie_word_embeddings=False, use_parallel_residual=True,
   // attention_bias=True, max_position_embeddings=2048, rotary_pct=0.25, hidden_act="gelu".
   const int64_t vocab = c.positive({"vocab_size"});

@@ -52,16 +52,13 @@ Model granitemoe(const Config& c) {
   set_dims(b, d, c);
   b.dims().experts = experts;
   b.dims().experts_per_token = top_k;
-  causal_lm_stack(b, d, {}, [&](int i, const std::string& p) {
-    b.norm(p + ".input_layernorm", d.hidden, NormKind::rmsnorm);
-    attention_block(b, granite_attention(p, d, attn_bias));
-    b.residual(p + ".residual_attn", d.hidden);
-    b.norm(p + ".post_attention_layernorm", d.hidden, NormKind::rmsnorm);
-    fused_moe_block(b, {.prefix = p + ".block_sparse_moe", .hidden = d.hidden, .experts = experts,
-                        .top_k = top_k, .intermediate = d.intermediate, .router = "router.layer",
-                        .down = "output_linear.weight", .layout = FusedExpertLayout::stacked,
-                        .act = act, .gate_up = "input_linear.weight"});
-    b.residual(p + ".residual_mlp", d.hidden);
+  causal_lm_stack(b, d, {}, [&](int, const std::string& p) {
+    pre_norm_decoder_layer(
+        b, {.prefix = p, .attn = granite_attention(p, d, attn_bias), .hidden = d.hidden,
+            .fused_moe = FusedMoeSpec{.prefix = p + ".block_sparse_moe", .hidden = d.hidden, .experts = experts,
+                                      .top_k = top_k, .intermediate = d.intermediate, .router = "router.layer",
+                                      .down = "output_linear.weight", .layout = FusedExpertLayout::stacked,
+                                      .act = act, .gate_up = "input_linear.weight"}});
   });
   return b.finish();
 }

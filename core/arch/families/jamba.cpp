@@ -69,26 +69,24 @@ Model jamba(const Config& c) {
     const std::string p = "model.layers." + std::to_string(i);
     const bool attention = i % attn_period == attn_offset;
     b.block(p, attention ? "decoder_layer" : "ssm_layer", i);
-    b.norm(p + ".input_layernorm", hidden, NormKind::rmsnorm);
-    if (attention) {
-      attention_block(b, {.prefix = p + ".self_attn", .hidden = hidden, .heads = heads, .kv_heads = kv_heads,
-                          .head_dim = head_dim, .window = window});
-    } else {
+    DecoderLayerSpec layer{
+        .prefix = p,
+        .attn = {.prefix = p + ".self_attn", .hidden = hidden, .heads = heads, .kv_heads = kv_heads,
+                 .head_dim = head_dim, .window = window},
+        .mlp = {.prefix = p + ".feed_forward", .hidden = hidden, .intermediate = intermediate, .act = act},
+        .post_attn_norm = "pre_ff_layernorm",
+        .mixer_residual = "residual_mixer",
+        .hidden = hidden};
+    if (!attention) {
       ++d.ssm_layers;
-      mamba_mixer(b, {.prefix = p + ".mamba", .hidden = hidden, .inner = inner, .state = state,
-                      .conv_kernel = kernel, .dt_rank = dt_rank, .conv_bias = conv_bias, .proj_bias = proj_bias,
-                      .inner_norms = true, .act = act});
+      layer.mamba = MambaSpec{.prefix = p + ".mamba", .hidden = hidden, .inner = inner, .state = state,
+                              .conv_kernel = kernel, .dt_rank = dt_rank, .conv_bias = conv_bias,
+                              .proj_bias = proj_bias, .inner_norms = true, .act = act};
     }
-    b.residual(p + ".residual_mixer", hidden);
-    b.norm(p + ".pre_ff_layernorm", hidden, NormKind::rmsnorm);
-    const MlpSpec mlp{.prefix = p + ".feed_forward", .hidden = hidden, .intermediate = intermediate, .act = act};
-    if (experts > 1 && i % expert_period == expert_offset) {
-      moe_block(b, {.prefix = p + ".feed_forward", .hidden = hidden, .experts = experts, .top_k = top_k,
-                    .expert_intermediate = intermediate, .router = "router", .expert = mlp});
-    } else {
-      mlp_block(b, mlp);
-    }
-    b.residual(p + ".residual_mlp", hidden);
+    if (experts > 1 && i % expert_period == expert_offset)
+      layer.moe = MoeSpec{.prefix = p + ".feed_forward", .hidden = hidden, .experts = experts, .top_k = top_k,
+                          .expert_intermediate = intermediate, .router = "router", .expert = layer.mlp};
+    pre_norm_decoder_layer(b, layer);
   }
   b.block("final", "final");
   b.norm("model.final_layernorm", hidden, NormKind::rmsnorm);

@@ -20,16 +20,15 @@ Model mixtral(const Config& c) {
   set_dims(b, d, c);
   b.dims().experts = experts;
   b.dims().experts_per_token = top_k;
-  causal_lm_stack(b, d, {}, [&](int i, const std::string& p) {
-    b.norm(p + ".input_layernorm", d.hidden, NormKind::rmsnorm);
-    attention_block(b, {.prefix = p + ".self_attn", .hidden = d.hidden, .heads = d.heads,
-                        .kv_heads = d.kv_heads, .head_dim = d.head_dim, .window = d.sliding_window});
-    b.residual(p + ".residual_attn", d.hidden);
-    b.norm(p + ".post_attention_layernorm", d.hidden, NormKind::rmsnorm);
-    moe_block(b, {.prefix = p + ".block_sparse_moe", .hidden = d.hidden, .experts = experts,
-                  .top_k = top_k, .expert_intermediate = d.intermediate, .router = "gate",
-                  .expert = {.act = act, .gate = "w1", .up = "w3", .down = "w2"}});
-    b.residual(p + ".residual_mlp", d.hidden);
+  causal_lm_stack(b, d, {}, [&](int, const std::string& p) {
+    pre_norm_decoder_layer(
+        b, {.prefix = p,
+            .attn = {.prefix = p + ".self_attn", .hidden = d.hidden, .heads = d.heads,
+                     .kv_heads = d.kv_heads, .head_dim = d.head_dim, .window = d.sliding_window},
+            .hidden = d.hidden,
+            .moe = MoeSpec{.prefix = p + ".block_sparse_moe", .hidden = d.hidden, .experts = experts,
+                           .top_k = top_k, .expert_intermediate = d.intermediate, .router = "gate",
+                           .expert = {.act = act, .gate = "w1", .up = "w3", .down = "w2"}}});
   });
   return b.finish();
 }

@@ -16,6 +16,7 @@ Model olmo(const Config& c) {
   const std::string act = c.string_or("hidden_act", "silu");
 
   ModelBuilder b("olmo", "olmo");
+  b.facts().depth_scaled_init = true;  // OLMo: init_fn scales residual outputs by depth
   set_dims(b, d, c);
   causal_lm_stack(b, d, {.norm_kind = NormKind::layernorm_noaffine}, [&](int i, const std::string& p) {
     pre_norm_decoder_layer(
@@ -35,6 +36,7 @@ Model olmo2(const Config& c) {
   const std::string act = c.string_or("hidden_act", "silu");
 
   ModelBuilder b("olmo2", "olmo");
+  b.facts().depth_scaled_init = true;
   set_dims(b, d, c);
   causal_lm_stack(b, d, {}, [&](int i, const std::string& p) {
     sandwich_norm_decoder_layer(

@@ -9,6 +9,7 @@ namespace cardfit::families {
 
 Model opt(const Config& c) {
   ModelBuilder b("opt", "opt");
+  b.facts().dropouts(0.1, 0, 0, 0.1);  // OPTConfig dropout; attention_dropout 0
   // OPTConfig defaults: do_layer_norm_before=True, _remove_final_layer_norm=False,
   // word_embed_proj_dim=None (hidden_size), enable_bias=True, layer_norm_elementwise_affine=True,
   // activation "relu", max_position_embeddings=2048, tie_word_embeddings=True.

@@ -10,15 +10,6 @@
 
 namespace cardfit::families {
 
-namespace {
-// Qwen2MoeConfig.layer_types when given; otherwise its default: with use_sliding_window, the odd
-// layers ((i + 1) % 2) below max_window_layers slide.
-int64_t qwen2_moe_window(const Config& c, const std::vector<std::string>& types, int64_t window, int i) {
-  if (!types.empty()) return types.at(size_t(i)) == "sliding_attention" ? window : 0;
-  if (!c.boolean_or("use_sliding_window", false) || window == 0) return 0;
-  return ((i + 1) % 2) && i < c.count_or({"max_window_layers"}, 28) ? window : 0;
-}
-}  // namespace
 
 Model qwen2_moe(const Config& c) {
   const DecoderShape d = read_decoder_shape(c, {.tie_word_embeddings = false, .max_positions = 32768});
@@ -28,9 +19,13 @@ Model qwen2_moe(const Config& c) {
   const int64_t shared_inter = c.positive_or({"shared_expert_intermediate_size"}, 5632);
   const int64_t sparse_step = c.positive_or({"decoder_sparse_step"}, 1);
   const std::vector<int64_t> mlp_only = c.integer_list("mlp_only_layers");
-  const std::vector<std::string> types = c.string_list("layer_types");
-  require(types.empty() || int64_t(types.size()) == d.layers, c, "layer_types",
-          "layer_types must list one entry per layer (" + std::to_string(d.layers) + ").");
+  // Qwen2MoeConfig.layer_types when given; otherwise its default: with use_sliding_window, the odd
+  // layers ((i + 1) % 2) below max_window_layers slide.
+  const bool sliding = c.boolean_or("use_sliding_window", false);
+  const int64_t max_window_layers = c.count_or({"max_window_layers"}, 28);
+  const std::vector<int64_t> window = layer_windows(c, d.layers, d.sliding_window, [&](int i) {
+    return sliding && (i + 1) % 2 && i < max_window_layers;
+  });
   require(experts == 0 || top_k <= experts, c, "num_experts_per_tok",
           "num_experts_per_tok cannot exceed num_experts.");
   const bool qkv_bias = c.boolean_or("qkv_bias", true);
@@ -38,36 +33,26 @@ Model qwen2_moe(const Config& c) {
 
   ModelBuilder b("qwen2_moe", "qwen2_moe");
   set_dims(b, d, c);
-  if (types.empty() && !c.boolean_or("use_sliding_window", false)) b.dims().sliding_window = 0;
+  if (c.string_list("layer_types").empty() && !sliding) b.dims().sliding_window = 0;
   b.dims().experts = experts;
   b.dims().experts_per_token = top_k;
-  b.block("model.embed_tokens", "embedding");
-  token_embedding(b, "model.embed_tokens", d.vocab, d.hidden);
-  for (int i = 0; i < d.layers; ++i) {
-    const std::string p = "model.layers." + std::to_string(i);
-    const bool sparse = std::find(mlp_only.begin(), mlp_only.end(), i) == mlp_only.end() &&
-                        experts > 0 && (i + 1) % sparse_step == 0;
-    b.block(p, "decoder_layer", i);
-    b.norm(p + ".input_layernorm", d.hidden, NormKind::rmsnorm);
-    attention_block(b, {.prefix = p + ".self_attn", .hidden = d.hidden, .heads = d.heads,
-                        .kv_heads = d.kv_heads, .head_dim = d.head_dim, .q_bias = qkv_bias,
-                        .k_bias = qkv_bias, .v_bias = qkv_bias,
-                        .window = qwen2_moe_window(c, types, d.sliding_window, i)});
-    b.residual(p + ".residual_attn", d.hidden);
-    b.norm(p + ".post_attention_layernorm", d.hidden, NormKind::rmsnorm);
-    if (sparse) {
-      moe_block(b, {.prefix = p + ".mlp", .hidden = d.hidden, .experts = experts, .top_k = top_k,
-                    .expert_intermediate = moe_inter, .router = "gate", .expert = {.act = act},
-                    .shared_experts = 1, .shared_intermediate = shared_inter,
-                    .shared_name = "shared_expert", .shared_gate = "shared_expert_gate"});
-    } else {
-      mlp_block(b, {.prefix = p + ".mlp", .hidden = d.hidden, .intermediate = d.intermediate, .act = act});
-    }
-    b.residual(p + ".residual_mlp", d.hidden);
-  }
-  b.block("final", "final");
-  b.norm("model.norm", d.hidden, NormKind::rmsnorm);
-  lm_head(b, "lm_head", d.hidden, d.vocab, d.tied ? "model.embed_tokens.weight" : "");
+  causal_lm_stack(b, d, {}, [&](int i, const std::string& p) {
+    const bool sparse = std::find(mlp_only.begin(), mlp_only.end(), i) == mlp_only.end() && experts > 0 &&
+                        (i + 1) % sparse_step == 0;
+    DecoderLayerSpec layer{
+        .prefix = p,
+        .attn = {.prefix = p + ".self_attn", .hidden = d.hidden, .heads = d.heads, .kv_heads = d.kv_heads,
+                 .head_dim = d.head_dim, .q_bias = qkv_bias, .k_bias = qkv_bias, .v_bias = qkv_bias,
+                 .window = window[size_t(i)]},
+        .mlp = {.prefix = p + ".mlp", .hidden = d.hidden, .intermediate = d.intermediate, .act = act},
+        .hidden = d.hidden};
+    if (sparse)
+      layer.moe = MoeSpec{.prefix = p + ".mlp", .hidden = d.hidden, .experts = experts, .top_k = top_k,
+                          .expert_intermediate = moe_inter, .router = "gate", .expert = {.act = act},
+                          .shared_experts = 1, .shared_intermediate = shared_inter,
+                          .shared_name = "shared_expert", .shared_gate = "shared_expert_gate"};
+    pre_norm_decoder_layer(b, layer);
+  });
   return b.finish();
 }
 

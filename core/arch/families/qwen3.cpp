@@ -19,17 +19,11 @@ Model qwen3_family(const Config& c, bool moe) {
   if (!moe && !c.has("head_dim")) d.head_dim = 128;
   const bool bias = c.boolean_or("attention_bias", false);
   const bool sliding = c.boolean_or("use_sliding_window", false);
-  const std::vector<std::string> types = c.string_list("layer_types");
-  require(types.empty() || int64_t(types.size()) == d.layers, c, "layer_types",
-          "layer_types must list one entry per layer (" + std::to_string(d.layers) + ").");
-  const int64_t max_window_layers = c.count_or({"max_window_layers"}, 28);
   // Qwen3: layer_types, else layers >= max_window_layers slide when use_sliding_window.
   // Qwen3-MoE: every layer slides when use_sliding_window.
-  auto window = [&](int i) -> int64_t {
-    if (!types.empty()) return types.at(size_t(i)) == "sliding_attention" ? d.sliding_window : 0;
-    if (!sliding) return 0;
-    return (moe || i >= max_window_layers) ? d.sliding_window : 0;
-  };
+  const int64_t max_window_layers = c.count_or({"max_window_layers"}, 28);
+  const std::vector<int64_t> window = layer_windows(
+      c, d.layers, d.sliding_window, [&](int i) { return sliding && (moe || i >= max_window_layers); });
   const int64_t experts = moe ? c.count_or({"num_experts"}, 128) : 0;
   const int64_t top_k = c.positive_or({"num_experts_per_tok"}, 8);
   const int64_t moe_inter = c.positive_or({"moe_intermediate_size"}, 768);
@@ -41,37 +35,26 @@ Model qwen3_family(const Config& c, bool moe) {
 
   ModelBuilder b(type, "qwen3");
   set_dims(b, d, c);
-  if (types.empty() && !sliding) b.dims().sliding_window = 0;
+  if (c.string_list("layer_types").empty() && !sliding) b.dims().sliding_window = 0;
   if (moe) {
     b.dims().experts = experts;
     b.dims().experts_per_token = top_k;
   }
-  b.block("model.embed_tokens", "embedding");
-  token_embedding(b, "model.embed_tokens", d.vocab, d.hidden);
-  for (int i = 0; i < d.layers; ++i) {
-    const std::string p = "model.layers." + std::to_string(i);
+  causal_lm_stack(b, d, {}, [&](int i, const std::string& p) {
     const bool sparse = moe && experts > 0 && (i + 1) % sparse_step == 0 &&
                         std::find(mlp_only.begin(), mlp_only.end(), i) == mlp_only.end();
-    b.block(p, "decoder_layer", i);
-    b.norm(p + ".input_layernorm", d.hidden, NormKind::rmsnorm);
-    attention_block(b, {.prefix = p + ".self_attn", .hidden = d.hidden, .heads = d.heads,
-                        .kv_heads = d.kv_heads, .head_dim = d.head_dim, .q_bias = bias,
-                        .k_bias = bias, .v_bias = bias, .o_bias = bias,
-                        .qk_norm = NormKind::rmsnorm, .q_norm = "q_norm", .k_norm = "k_norm",
-                        .window = window(i)});
-    b.residual(p + ".residual_attn", d.hidden);
-    b.norm(p + ".post_attention_layernorm", d.hidden, NormKind::rmsnorm);
-    if (sparse) {
-      moe_block(b, {.prefix = p + ".mlp", .hidden = d.hidden, .experts = experts, .top_k = top_k,
-                    .expert_intermediate = moe_inter, .router = "gate", .expert = {.act = act}});
-    } else {
-      mlp_block(b, {.prefix = p + ".mlp", .hidden = d.hidden, .intermediate = d.intermediate, .act = act});
-    }
-    b.residual(p + ".residual_mlp", d.hidden);
-  }
-  b.block("final", "final");
-  b.norm("model.norm", d.hidden, NormKind::rmsnorm);
-  lm_head(b, "lm_head", d.hidden, d.vocab, d.tied ? "model.embed_tokens.weight" : "");
+    DecoderLayerSpec layer{
+        .prefix = p,
+        .attn = {.prefix = p + ".self_attn", .hidden = d.hidden, .heads = d.heads, .kv_heads = d.kv_heads,
+                 .head_dim = d.head_dim, .q_bias = bias, .k_bias = bias, .v_bias = bias, .o_bias = bias,
+                 .qk_norm = NormKind::rmsnorm, .q_norm = "q_norm", .k_norm = "k_norm", .window = window[size_t(i)]},
+        .mlp = {.prefix = p + ".mlp", .hidden = d.hidden, .intermediate = d.intermediate, .act = act},
+        .hidden = d.hidden};
+    if (sparse)
+      layer.moe = MoeSpec{.prefix = p + ".mlp", .hidden = d.hidden, .experts = experts, .top_k = top_k,
+                          .expert_intermediate = moe_inter, .router = "gate", .expert = {.act = act}};
+    pre_norm_decoder_layer(b, layer);
+  });
   return b.finish();
 }
 }  // namespace

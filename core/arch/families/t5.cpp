@@ -19,8 +19,9 @@ struct T5Shape {
   std::string act;
 };
 
+// One stack; the decoder's cross attention reads `encoder_out`, the encoder's final output.
 void t5_stack(ModelBuilder& b, const T5Shape& s, const std::string& stack, int64_t layers, bool decoder,
-              int layer_base) {
+              int layer_base, ValueId encoder_out = kNoValue) {
   for (int i = 0; i < layers; ++i) {
     const std::string p = stack + ".block." + std::to_string(i);
     b.block(p, decoder ? "decoder_layer" : "encoder_layer", layer_base + i);
@@ -40,7 +41,7 @@ void t5_stack(ModelBuilder& b, const T5Shape& s, const std::string& stack, int64
       l.has_cross = true;
       l.cross = {.prefix = p + ".layer.1.EncDecAttention", .hidden = s.d_model, .heads = s.heads,
                  .kv_heads = s.heads, .head_dim = s.d_kv, .q = "q", .k = "k", .v = "v", .o = "o",
-                 .causal = false, .cross = true};
+                 .causal = false, .cross = true, .kv_source = encoder_out};
       l.cross_norm = p + ".layer.1.layer_norm";
     }
     residual_layer(b, l);
@@ -54,6 +55,8 @@ Model t5(const Config& c) {
   // mT5 (MT5Config) has T5's structure and defaults except tie_word_embeddings=False.
   const std::string type = c.string_or("model_type", "t5");
   ModelBuilder b(type, "t5");
+  b.facts().dropouts(0.1, 0.1, 0.1, 0.1);  // T5Config dropout_rate, applied everywhere
+  b.facts().dropout_option_sets_activation = true;
   // T5Config defaults: vocab_size=32128, d_model=512, d_kv=64, d_ff=2048, num_layers=6,
   // num_decoder_layers=None (num_layers), num_heads=8, relative_attention_num_buckets=32,
   // feed_forward_proj="relu" ("gated-gelu" → gated, act gelu_new), tie_word_embeddings=True.
@@ -83,12 +86,17 @@ Model t5(const Config& c) {
 
   b.block("shared", "embedding");
   token_embedding(b, "shared", s.vocab, s.d_model);
+  const ValueId embedded = b.cursor();
   b.tied("encoder.embed_tokens.weight", {s.vocab, s.d_model}, "shared.weight", Role::embedding);
   t5_stack(b, s, "encoder", enc_layers, false, 0);
   if (encoder_only) return b.finish();
+  const ValueId encoder_out = b.cursor();
+  // The decoder runs over the target tokens, embedded by the same shared table.
+  b.sequence(Sequence::target);
+  b.set_stream(embedded);
   b.block("decoder.embed_tokens", "embedding");
   b.tied("decoder.embed_tokens.weight", {s.vocab, s.d_model}, "shared.weight", Role::embedding);
-  t5_stack(b, s, "decoder", dec_layers, true, int(enc_layers));
+  t5_stack(b, s, "decoder", dec_layers, true, int(enc_layers), encoder_out);
   lm_head(b, "lm_head", s.d_model, s.vocab, tied ? "shared.weight" : "");
   return b.finish();
 }
