@@ -170,7 +170,7 @@ TEST_CASE("the error registry is exported whole, and the uncaught answer uses it
     codes.insert(e["code"].get<std::string>());
     CHECK(!e["summary"].get<std::string>().empty());
   }
-  for (const char* c : {"options.value", "api.crashed", "cli.not_built", "internal.uncaught", "source.network"})
+  for (const char* c : {"options.value", "api.crashed", "cli.not_built", "internal.uncaught", "hub.gated", "safetensors.invalid"})
     CHECK(codes.count(c) == 1);
   const json u = json::parse(uncaught_error_json());
   CHECK(u["ok"] == false);
