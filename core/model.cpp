@@ -1,6 +1,7 @@
 // Checked arithmetic on shapes and the counts of a Model.
 #include "model.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 #include "error.hpp"
@@ -108,6 +109,54 @@ BlockKind block_kind(const std::string& name) {
   for (const auto& k : kBlockKinds)
     if (name == k.name) return k.kind;
   throw Error(ErrorCode::internal, "unknown block kind " + name);
+}
+
+void derive_dims(Model& m) {
+  Dims& d = m.dims;
+  const Node* attention = nullptr;
+  const Node* dense_mlp = nullptr;
+  const Node* expert_mlp = nullptr;
+  const Node* vocab_head = nullptr;
+  const Node* token_embedding = nullptr;
+  int64_t hidden = 0, layers = 0, window = 0, experts = 0, active = 0;
+  for (const Block& b : m.blocks) {
+    if (b.domain != Domain::text) continue;
+    const bool layer = b.layer >= 0;
+    if (layer && b.sequence == Sequence::source) ++layers;
+    for (const Node& n : b.nodes) {
+      if (n.op == Op::embedding && n.inputs.empty() && !token_embedding) token_embedding = &n;
+      if (n.vocab_head && (!vocab_head || n.out > vocab_head->out)) vocab_head = &n;
+      if (!layer) continue;
+      if (n.op == Op::residual_add && hidden == 0) hidden = n.out;
+      if (n.op == Op::attention && !n.attn.cross) {
+        if (!attention) attention = &n;
+        window = std::max(window, n.attn.window);
+      }
+      if (n.ffn_activation) {
+        if (n.experts > 1 && !expert_mlp) expert_mlp = &n;
+        if (n.experts == 1 && !dense_mlp) dense_mlp = &n;
+      }
+      if (n.experts > 1 && n.experts > experts) {
+        experts = n.experts;
+        active = n.active;
+      }
+    }
+  }
+  d.layers = layers;
+  if (hidden > 0) d.hidden = hidden;
+  if (attention) {
+    d.heads = attention->attn.heads;
+    d.kv_heads = attention->attn.kv_heads;
+    d.head_dim = attention->attn.head_dim;
+  }
+  if (dense_mlp) d.intermediate = dense_mlp->out;
+  else if (expert_mlp) d.intermediate = expert_mlp->out;
+  if (vocab_head) d.vocab = vocab_head->out;
+  else if (token_embedding && token_embedding->out > 0) d.vocab = token_embedding->params / token_embedding->out;
+  d.tied_embeddings = vocab_head && vocab_head->tied_to.valid();
+  d.experts = experts;
+  d.experts_per_token = experts > 0 ? active : 0;
+  d.sliding_window = window;
 }
 
 int64_t Model::parameter_count() const {

@@ -119,6 +119,7 @@ struct Node {
   bool vocab_head = false;                  // the LM head over the vocabulary (logits and loss)
   NodeRef tied_to;                          // a head whose weight is this embedding node's
   bool routed_output = false;               // an expert projection whose output the router weights
+  bool ffn_activation = false;              // the activation of a feed-forward (its width: the MLP's)
 };
 
 enum class BlockKind : uint8_t {
@@ -146,7 +147,9 @@ struct Block {
                                   // (a vision tower's hidden size); 0 = dims.hidden
 };
 
-/// Headline dimensions, for checks, KV sizing and the report; 0 where they do not apply.
+/// Headline dimensions, for checks and the report; 0 where they do not apply. hidden, layers,
+/// heads, kv_heads, head_dim, intermediate, vocab, experts, experts_per_token, sliding_window and
+/// tied_embeddings are read off the graph after tracing (derive_dims); families set the rest.
 struct Dims {
   int64_t hidden = 0, layers = 0, heads = 0, kv_heads = 0, head_dim = 0;
   int64_t intermediate = 0, vocab = 0, max_positions = 0;
@@ -207,5 +210,11 @@ struct Model {
   int64_t parameter_count() const;  // tied tensors counted once
   int64_t buffer_count() const;
 };
+
+/// The headline dimensions read off the graph (the first text layer's residual width and
+/// attention, its MLP, the vocabulary head, the widest MoE node, the widest window), for the
+/// fields Dims documents as structural. Families fill only what the graph cannot tell (context
+/// length, initializer range, encoder/decoder flags, SSM state sizes).
+void derive_dims(Model& m);
 
 }  // namespace cardfit

@@ -6,10 +6,13 @@ namespace cardfit {
 namespace {
 // The norm on q (or k) of `heads` heads; `width` = heads * head_dim. See AttentionSpec::QkNormStorage.
 // The norm on q (or k) of `heads` heads, reading the projection output `x`; `width` = heads *
-// head_dim. Returns the normed value.
+// head_dim. Returns the normed value, as wide as x whatever the norm weight's size.
 ValueId qk_norm(ModelBuilder& b, const AttentionSpec& s, const std::string& name, int64_t heads, int64_t width,
                 ValueId x) {
-  auto mark = [&](QkNorm how) { b.model().blocks.back().nodes.back().qk_norm = how; };
+  auto mark = [&](QkNorm how) {
+    b.model().blocks.back().nodes.back().qk_norm = how;
+    b.model().values[size_t(b.cursor())].width = width;
+  };
   if (!s.qk_norm_per_head) {
     b.read(x);
     b.norm(name, width, s.qk_norm);
@@ -105,9 +108,11 @@ void mlp_block(ModelBuilder& b, const MlpSpec& s) {
       b.reads({gate, b.cursor()});
     }
     b.gated_activation(p + "act", s.intermediate, s.act);
+    b.model().blocks.back().nodes.back().ffn_activation = true;
   } else {
     b.linear(p + s.up, s.hidden, s.intermediate, l);
     b.activation(p + "act", s.intermediate, s.act);
+    b.model().blocks.back().nodes.back().ffn_activation = true;
   }
   b.linear(p + s.down, s.intermediate, s.hidden, l);
 }
@@ -258,6 +263,7 @@ void fused_moe_block(ModelBuilder& b, const FusedMoeSpec& s) {
   act.op = Op::gated_activation;
   act.detail = s.act;
   act.act = act_kind(s.act);
+  act.ffn_activation = true;
   act.in = checked_mul(2, s.intermediate, "the fused gate/up width");
   act.out = s.intermediate;
   act.experts = s.experts;

@@ -32,17 +32,9 @@ DecoderShape read_decoder_shape(const Config& c, const DecoderDefaults& defaults
 }
 
 void set_dims(ModelBuilder& b, const DecoderShape& d, const Config& cfg) {
+  // The structural fields (hidden, heads, vocab, ...) are read off the graph (derive_dims).
   Dims& m = b.dims();
-  m.vocab = d.vocab;
-  m.hidden = d.hidden;
-  m.layers = d.layers;
-  m.heads = d.heads;
-  m.kv_heads = d.kv_heads;
-  m.head_dim = d.head_dim;
-  m.intermediate = d.intermediate;
   m.max_positions = d.max_positions;
-  m.tied_embeddings = d.tied;
-  m.sliding_window = d.sliding_window;
   m.initializer_range = cfg.number_or("initializer_range", 0.02);
 }
 

@@ -33,7 +33,7 @@ struct DecoderDefaults {
 /// kv heads divide heads.
 DecoderShape read_decoder_shape(const Config& cfg, const DecoderDefaults& defaults);
 
-/// Fills Model::dims from a DecoderShape.
+/// Fills what the graph cannot tell into Model::dims: the context length and initializer range.
 void set_dims(ModelBuilder& b, const DecoderShape& d, const Config& cfg);
 
 /// The token mixer of one layer: attention (attn), or multi-head latent attention, or a Mamba mixer.

@@ -71,6 +71,7 @@ Model trace_model(const Config& cfg) {
   for (const auto& f : family_registry())
     if (f.model_type == type) family = &f;
   Model m = family ? family->trace(cfg) : families::generic_decoder(cfg);
+  derive_dims(m);  // the graph is the one source of the structural dimensions
   read_common_facts(cfg, m);
   return m;
 }

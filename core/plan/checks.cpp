@@ -7,53 +7,73 @@ namespace cardfit {
 
 namespace {
 std::string num(int64_t v) { return std::to_string(v); }
-
-// Families whose _init_weights scales residual output projections by 1/sqrt(2·layers).
 }  // namespace
 
+// Walks the graph's edges: every value must have the width its consumer expects. A consumer may
+// read a slice of a projection's output (dt_proj of x_proj's, the z half of Mamba's in_proj); any
+// other mismatch is a shape error.
 std::vector<std::string> shape_errors(const Model& m) {
   std::vector<std::string> errors;
   const int64_t hidden = m.dims.hidden;
   for (const auto& b : m.blocks) {
-    int64_t produced = 0;  // width made by the linear projections since the last consumer
-    const Node* prev = nullptr;
     for (const auto& n : b.nodes) {
       auto fail = [&](const std::string& what) { errors.push_back(n.name + ": " + what); };
+      auto width = [&](size_t k) { return m.values[size_t(n.inputs[k])].width; };
+      auto from_projection = [&](size_t k) {
+        const ValueInfo& v = m.values[size_t(n.inputs[k])];
+        return m.blocks[size_t(v.block)].nodes[size_t(v.node)].op == Op::linear;
+      };
+      // Input k must be `want` features wide (or `alt`, e.g. top_k copies), or a slice of a projection.
+      auto expect = [&](size_t k, int64_t want, int64_t alt, const char* what) {
+        if (k >= n.inputs.size()) return;
+        const int64_t got = width(k);
+        if (got == want || got == alt || (from_projection(k) && got > want)) return;
+        fail(std::string(what) + " expects " + num(want) + " features, gets " + num(got));
+      };
       switch (n.op) {
         case Op::attention: {
           const AttentionGeom& g = n.attn;
           if (g.kv_heads <= 0 || g.heads % g.kv_heads != 0)
             fail("kv heads " + num(g.kv_heads) + " do not divide heads " + num(g.heads));
-          if (!g.cross && produced > 0 && produced != g.heads * g.head_dim + g.kv_heads * (g.head_dim + g.v_head_dim) &&
-              g.cache_dim == g.kv_heads * (g.head_dim + g.v_head_dim))
-            fail("q/k/v projections produce " + num(produced) + " features, attention needs " +
-                 num(g.heads * g.head_dim + g.kv_heads * (g.head_dim + g.v_head_dim)));
-          produced = 0;
+          const bool standard = g.cache_dim == g.kv_heads * (g.head_dim + g.v_head_dim);  // not MLA
+          if (standard && n.inputs.size() == 3 && n.inputs[0] != n.inputs[1]) {
+            expect(0, g.heads * g.head_dim, 0, "the query");
+            expect(1, g.kv_heads * g.head_dim, 0, "the key");
+            expect(2, g.kv_heads * g.v_head_dim, 0, "the value");
+          } else if (standard && !n.inputs.empty() && !g.cross) {
+            expect(0, g.heads * g.head_dim + g.kv_heads * (g.head_dim + g.v_head_dim), 0, "the fused q/k/v");
+          }
           break;
         }
-        case Op::activation:
-        case Op::gated_activation:
-          if (produced > 0 && produced != n.in) fail("input " + num(n.in) + " but projections produce " + num(produced));
-          produced = 0;
-          break;
         case Op::linear:
-          if (prev && (prev->op == Op::attention || prev->op == Op::activation || prev->op == Op::gated_activation) &&
-              prev->out != n.in && n.active == prev->active)
-            fail("expects " + num(n.in) + " features, gets " + num(prev->out));
-          produced += n.out;
+        case Op::head:
+        case Op::router:
+          expect(0, n.in, n.in * n.active, "the input");
+          break;
+        case Op::activation:
+          expect(0, n.out * n.active, 0, "the input");
+          break;
+        case Op::gated_activation:
+          if (n.inputs.size() >= 2) {
+            expect(0, n.out * n.active, 0, "the gate");
+            expect(1, n.out * n.active, 0, "the up projection");
+          } else {
+            expect(0, 2 * n.out * n.active, 0, "the fused gate/up");
+          }
           break;
         case Op::residual_add:
+          expect(0, n.out, 0, "the residual stream");
+          expect(1, n.out, 0, "the branch");
           // Vision-tower blocks keep their own width (the projector maps it to the text model's).
-          if (hidden > 0 && n.out != hidden && b.kind.rfind("vision", 0) != 0) fail("residual width " + num(n.out) + " differs from hidden " + num(hidden));
-          produced = 0;
+          if (hidden > 0 && n.out != hidden && b.domain == Domain::text)
+            fail("residual width " + num(n.out) + " differs from hidden " + num(hidden));
           break;
         case Op::norm:
-        case Op::router:
+          if (n.qk_norm == QkNorm::none) expect(0, n.in, 0, "the input");
           break;
         default:
-          produced = 0;
+          break;
       }
-      if (n.op != Op::norm) prev = &n;
     }
   }
   return errors;

@@ -50,8 +50,6 @@ Model granitemoe(const Config& c) {
 
   ModelBuilder b("granitemoe", "granite");
   set_dims(b, d, c);
-  b.dims().experts = experts;
-  b.dims().experts_per_token = top_k;
   causal_lm_stack(b, d, {}, [&](int, const std::string& p) {
     pre_norm_decoder_layer(
         b, {.prefix = p, .attn = granite_attention(p, d, attn_bias), .hidden = d.hidden,

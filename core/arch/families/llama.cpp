@@ -43,8 +43,6 @@ Model llama(const Config& c) {
 
   ModelBuilder b(type, "llama");
   set_dims(b, d, c);
-  // Qwen2Config keeps sliding_window only with use_sliding_window (otherwise None).
-  if (type == "qwen2" && !c.boolean_or("use_sliding_window", false)) b.dims().sliding_window = 0;
   causal_lm_stack(b, d, {}, [&](int i, const std::string& p) {
     pre_norm_decoder_layer(
         b, {.prefix = p,

@@ -18,8 +18,6 @@ Model mixtral(const Config& c) {
 
   ModelBuilder b("mixtral", "mixtral");
   set_dims(b, d, c);
-  b.dims().experts = experts;
-  b.dims().experts_per_token = top_k;
   causal_lm_stack(b, d, {}, [&](int, const std::string& p) {
     pre_norm_decoder_layer(
         b, {.prefix = p,

@@ -39,8 +39,10 @@ Model opt(const Config& c) {
   const std::string d = "model.decoder";
   b.block(d + ".embeddings", "embedding");
   token_embedding(b, d + ".embed_tokens", vocab, proj);
-  learned_positions(b, d + ".embed_positions", positions, hidden, 2);
+  // OPTDecoder: project_in(embed_tokens(ids)) + embed_positions(...): positions are added after
+  // the projection to the hidden width.
   if (proj != hidden) b.linear(d + ".project_in", proj, hidden, {.role = Role::other});
+  learned_positions(b, d + ".embed_positions", positions, hidden, 2);
   for (int i = 0; i < layers; ++i) {
     const std::string p = d + ".layers." + std::to_string(i);
     b.block(p, "decoder_layer", i);

@@ -33,9 +33,6 @@ Model qwen2_moe(const Config& c) {
 
   ModelBuilder b("qwen2_moe", "qwen2_moe");
   set_dims(b, d, c);
-  if (c.string_list("layer_types").empty() && !sliding) b.dims().sliding_window = 0;
-  b.dims().experts = experts;
-  b.dims().experts_per_token = top_k;
   causal_lm_stack(b, d, {}, [&](int i, const std::string& p) {
     const bool sparse = std::find(mlp_only.begin(), mlp_only.end(), i) == mlp_only.end() && experts > 0 &&
                         (i + 1) % sparse_step == 0;

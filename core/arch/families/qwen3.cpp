@@ -35,11 +35,6 @@ Model qwen3_family(const Config& c, bool moe) {
 
   ModelBuilder b(type, "qwen3");
   set_dims(b, d, c);
-  if (c.string_list("layer_types").empty() && !sliding) b.dims().sliding_window = 0;
-  if (moe) {
-    b.dims().experts = experts;
-    b.dims().experts_per_token = top_k;
-  }
   causal_lm_stack(b, d, {}, [&](int i, const std::string& p) {
     const bool sparse = moe && experts > 0 && (i + 1) % sparse_step == 0 &&
                         std::find(mlp_only.begin(), mlp_only.end(), i) == mlp_only.end();
