@@ -21,6 +21,44 @@ enum class ErrorCode {
   option_value,        // an option with a bad value
   checkpoint_header,   // a safetensors header/index that cannot be read
   overflow,            // a byte or FLOP count exceeds 64 bits
+  // Codes the front ends emit (wasm/bindings.cpp, wasm/api.js, scripts/cardfit, web/src): listed
+  // here so that every code a user can see has one spelling and one summary, exported by
+  // describe_json(). The JS side takes its default messages from the summaries.
+  internal_uncaught,   // wasm/bindings.cpp: an exception escaped handle() (e.g. out of memory)
+  api_config_not_string,
+  api_options_not_object,
+  api_options_not_json,  // circular, or nested deeper than JSON.stringify can go
+  api_crashed,         // the wasm module trapped; a fresh instance replaces it
+  api_load_failed,     // the page's worker could not instantiate the module
+  cli_unknown_option,
+  cli_missing_value,
+  cli_unexpected_value,
+  cli_no_config,
+  cli_file_unreadable,
+  cli_safetensors_invalid,
+  cli_not_built,
+  cli_internal,
+  cli_bad_value,
+  cli_export,
+  cli_export_one,
+  hub_bad_id,          // web/src/hub.js (the page, the widget and the CLI): fetching from the hub
+  hub_unreachable,
+  hub_network,
+  hub_offline,
+  hub_timeout,
+  hub_unauthorized,
+  hub_forbidden,
+  hub_gated,
+  hub_repo_not_found,
+  hub_revision_not_found,
+  hub_not_found,
+  hub_rate_limited,
+  hub_http,
+  hub_bad_response,
+  hub_file,            // web/src/sources.js: a dropped file that is none of the three kinds
+  hub_none,            // web/src/widget.js: no config given
+  safetensors_invalid, // a file that is not a safetensors file (page, widget)
+  widget_failed,
   internal,            // a bug: an exception the core did not expect
 };
 

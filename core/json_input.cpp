@@ -116,7 +116,15 @@ class Scanner {
     throw e;
   }
   [[noreturn]] void too_large(const std::string& what, size_t pos) const {
-    if (kind_ == JsonText::options) throw Error(ErrorCode::option_value, "The options are too large: " + what + ".", "options");
+    if (kind_ == JsonText::options) {
+      // Name the option whose value is too large or deep, when there is one.
+      // The leading object keys (an option, and a map's entry: "prices.h100-sxm"), at most two.
+      std::string option;
+      for (size_t i = 0; i < stack_.size() && i < 2 && stack_[i].object && !stack_[i].key.empty(); ++i)
+        option += (option.empty() ? "" : ".") + stack_[i].key.substr(0, 64);
+      if (option.empty()) option = "options";
+      throw Error(ErrorCode::option_value, "The options are too large: " + what + ".", option);
+    }
     Error e(ErrorCode::too_large, "The config is too large: " + what + ".", "$");
     std::tie(e.line, e.column) = line_column(pos);
     throw e;

@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
+import { createRequire } from 'node:module';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const web = (f) => join(root, 'web', f);
@@ -32,7 +33,11 @@ function script(body, attributes = '') {
   if (/<\/script/i.test(body)) throw new Error('build-web: inlined script contains "</script"');
   return `<script${attributes}>\n${body}\n</script>`;
 }
-const sources = (files) => files.map((f) => `// ---- web/src/${f}\n${read(web(`src/${f}`))}`).join('\n');
+// The core's option schema, as the module exports it, is the first thing of both scripts: the
+// share link, the widget's attributes and the form's typing read OPTION_SCHEMA (web/src/state.js).
+const { describe } = await createRequire(import.meta.url)(moduleFile).createCardfit();
+const schemaScript = `// ---- the core's option schema (cardfit.describe)\nconst OPTION_SCHEMA = ${JSON.stringify({ options: describe.options, groups: describe.groups }).replace(/</g, '\\u003c')};`;
+const sources = (files) => [schemaScript, ...files.map((f) => `// ---- web/src/${f}\n${read(web(`src/${f}`))}`)].join('\n');
 
 const manifest = JSON.parse(read(web('examples/examples.json')));
 const examples = manifest.map(({ id, file, checkpoint_total: ck }) => ({ id, text: read(web(`examples/${file}`)), ...(ck ? { checkpoint_total: ck } : {}) }));

@@ -1,7 +1,8 @@
-// wasm/api.js: the JS API of cardfit (createCardfit() -> {schema, plan, graph, tensors, curves,
-// markdown}), appended to dist/cardfit.js with --extern-post-js. Not a planner: it only
+// wasm/api.js: the JS API of cardfit (createCardfit() -> {schema, describe, plan, graph, tensors,
+// curves, markdown}), appended to dist/cardfit.js with --extern-post-js. Not a planner: it only
 // stringifies the options, remembers recent answers and parses the core's JSON; every number,
-// check and message comes from the core.
+// check and message comes from the core, and so do the error codes and their default messages
+// (the registry of core/error.cpp, exported by describe()).
 //
 // Lifetimes: plan() returns the small core report; graph(), tensors(), curves() and markdown()
 // are asked for only when a page section is opened, the CLI wants them or an export is made. The
@@ -15,11 +16,16 @@ var createCardfit = (function (createModule) {
 
   var CACHED_ANSWERS = 12;
 
-  function failure(code, message) {
-    return { ok: false, error: { code: code, message: message, path: '' } };
+  // Error codes and their default messages come from the core's registry (core/error.cpp).
+  function failure(summaries, code) {
+    return { ok: false, error: { code: code, message: summaries[code], path: '' } };
+  }
+  function deepFreeze(x) {
+    if (x && typeof x === 'object') { Object.keys(x).forEach(function (k) { deepFreeze(x[k]); }); Object.freeze(x); }
+    return x;
   }
 
-  // createCardfit() -> Promise<{schema, plan, graph, tensors, curves, markdown}>
+  // createCardfit() -> Promise<{schema, describe, plan, graph, tensors, curves, markdown}>
   return function createCardfit() {
     return createModule().then(function (module) {
       var answers = new Map(); // key -> the core's JSON text, most recent last
@@ -31,14 +37,22 @@ var createCardfit = (function (createModule) {
         createModule().then(function (fresh) { module = fresh; }, function () {});
       }
 
+      // {options, groups, errors}: the option schema and the error registry (docs/api.md).
+      var described = deepFreeze(JSON.parse(module.describe()));
+      var summaries = {};
+      described.errors.forEach(function (e) { summaries[e.code] = e.summary; });
+
       function call(kind, configText, options, extra) {
-        if (typeof configText !== 'string') {
-          return failure('api.config_not_string', 'The config must be given as text (the contents of a config.json).');
-        }
+        if (typeof configText !== 'string') return failure(summaries, 'api.config_not_string');
         if (options !== undefined && (options === null || typeof options !== 'object' || Array.isArray(options))) {
-          return failure('api.options_not_object', 'The options must be an object such as {"batch": 4}.');
+          return failure(summaries, 'api.options_not_object');
         }
-        var optionsJson = JSON.stringify(options || {});
+        var optionsJson;
+        try {
+          optionsJson = JSON.stringify(options || {});
+        } catch (e) {
+          return failure(summaries, 'api.options_not_json');  // the caller's value, not a crash
+        }
         var key = kind + (extra ? '+' : '') + '\u0000' + optionsJson + '\u0000' + configText;
         var text = answers.get(key);
         if (text === undefined) {
@@ -46,7 +60,7 @@ var createCardfit = (function (createModule) {
             text = kind === 'tensors' ? module.tensors(configText, optionsJson, !!extra) : module[kind](configText, optionsJson);
           } catch (e) {
             restart();
-            return failure('api.crashed', 'The planner crashed on this input. This is a bug in cardfit: please report the config.');
+            return failure(summaries, 'api.crashed');
           }
           if (answers.size >= CACHED_ANSWERS) answers.delete(answers.keys().next().value);
         } else {
@@ -59,6 +73,7 @@ var createCardfit = (function (createModule) {
       return Object.freeze({
         // The report schema this build produces, e.g. "cardfit.report/1".
         schema: module.schema(),
+        describe: described,
         // plan(configText, options) -> the core report ({ok: true, ...}) or {ok: false, error}.
         // options: {mode, batch, seq, lora_rank, ...} with the names of the CLI (snake_case).
         plan: function plan(configText, options) { return call('plan', configText, options); },

@@ -11,6 +11,7 @@
 
 #include <string>
 
+#include "cardfit/describe.hpp"
 #include "cardfit/handle.hpp"
 #include "cardfit/planner.hpp"
 
@@ -29,7 +30,7 @@ std::string guarded(F&& call) {
   try {
     return call();
   } catch (...) {
-    return cardfit::internal_error_json();
+    return cardfit::uncaught_error_json();  // code internal.uncaught of core/error.cpp
   }
 }
 
@@ -52,4 +53,5 @@ EMSCRIPTEN_BINDINGS(cardfit) {
   emscripten::function("markdown", &markdown);
   emscripten::function("handle", &handle);
   emscripten::function("schema", &schema);
+  emscripten::function("describe", &cardfit::describe_json);  // option schema + error registry
 }

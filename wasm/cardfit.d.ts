@@ -1,39 +1,169 @@
 // wasm/cardfit.d.ts: the types of dist/cardfit.js's JS API (wasm/api.js), copied next to it by the
 // build. Not the report's full schema: only the fields callers rely on (docs/api.md has them all).
 
-/** Options of a plan; the CLI spells the same names with hyphens (--lora-rank = lora_rank). */
+// <generated: scripts/gen-types.mjs>
+/** Options of a plan: the core's option schema (cardfit.describe.options), one field each. */
 export interface PlanOptions {
+  /** What is planned: a full fine-tune, LoRA, QLoRA or serving. Default: "full". CLI: `--mode`. */
   mode?: 'full' | 'lora' | 'qlora' | 'serve';
-  batch?: number;
+  /** Training tokens per sample. An integer in [1, 16777216]. Default: 512, or 2048 for models of 1B+ parameters, capped at the context. CLI: `--seq N`. */
   seq?: number;
+  /** Samples per micro-batch. An integer in [1, 1048576]. Default: 1. CLI: `--batch N`. */
+  batch?: number;
+  /** Serving context per sequence (prompt and output). An integer in [1, 16777216]. Default: `seq` if given, else the training length (4096 for models of 1B+ parameters). CLI: `--serve-seq N`. */
   serve_seq?: number;
-  lora_rank?: number;
-  lora_targets?: string[];
-  optimizer?: 'adamw' | 'adamw8bit' | 'adafactor' | 'sgd';
+  /** Micro-batches per optimizer step. An integer in [1, 1048576]. Default: 1. CLI: `--grad-accum N`. */
+  grad_accum?: number;
+  /** Images per sample through a vision tower (training and serving); 0 plans the text alone. An integer in [0, 4096]. Default: 1 for a model with a vision tower. CLI: `--images N`. */
+  images?: number;
+  /** Training precision (mixed: fp32 master weights). Default: "bf16-mixed". CLI: `--precision`. */
   precision?: 'bf16-mixed' | 'fp16-mixed' | 'bf16' | 'fp32';
-  grad_ckpt?: boolean;
+  /** The optimizer whose states are held (none: forward and backward only). Default: "adamw". CLI: `--optimizer`. */
+  optimizer?: 'adamw' | 'adamw8bit' | 'adafactor' | 'sgd' | 'none';
+  /** The attention implementation (eager materialises the score matrix). Default: "sdpa". CLI: `--attention`. */
   attention?: 'sdpa' | 'eager' | 'flash';
-  serve_dtype?: 'bf16' | 'fp8' | 'int8' | 'int4';
-  kv_dtype?: 'bf16' | 'fp8';
-  gpus?: number;
-  /** A card id of data/cards.json: the priced card. */
+  /** Gradient checkpointing: keep only each block's input, recompute the rest. Default: false. CLI: `--grad-ckpt`. */
+  grad_ckpt?: boolean;
+  /** LoRA rank r of every adapter. An integer in [1, 65536]. Default: 16. CLI: `--lora-rank N`. */
+  lora_rank?: number;
+  /** How QLoRA stores the frozen base: bitsandbytes NF4/FP4, LLM.int8 or GPTQ int4. Default: "nf4". CLI: `--qlora-quant`. */
+  qlora_quant?: 'nf4' | 'fp4' | 'int8' | 'gptq';
+  /** PEFT modules_to_save: modules trained in full next to the adapters (e.g. lm_head). Default: none. CLI: `--modules-to-save a,b,...`. */
+  modules_to_save?: string[];
+  /** Module names that get adapters (e.g. q_proj, v_proj). Default: every linear layer but the head. CLI: `--lora-targets q_proj,v_proj,...`. */
+  lora_targets?: string[];
+  /** The dtype of the served weights. Default: "bf16". CLI: `--serve-dtype`. */
+  serve_dtype?: 'bf16' | 'fp16' | 'fp32' | 'fp8' | 'int8' | 'int4' | 'nf4';
+  /** The dtype of the KV cache. Default: the activation dtype (fp32 when serving fp32). CLI: `--kv-dtype`. */
+  kv_dtype?: 'bf16' | 'fp16' | 'fp32' | 'fp8';
+  /** The priced card: an id of data/cards.json. Default: the catalog's priced card (defaults.priced_card, a10g). CLI: `--card ID`. */
   card?: string;
-  checkpoint_total?: number;
-  /** The JSON header text of a model.safetensors. */
-  safetensors_header?: string;
-  /** The text of a model.safetensors.index.json. */
-  safetensors_index?: string;
-  epochs?: number;
+  /** Cards used for a run that fits one card. An integer in [1, 4096]. Default: 1. CLI: `--gpus N`. */
+  gpus?: number;
+  /** Dataset size of the priced run, in samples. An integer in [1, 1099511627776]. Default: 50000. CLI: `--samples N`. */
   samples?: number;
+  /** Epochs of the priced run. An integer in [1, 100000]. Default: 10. CLI: `--epochs N`. */
+  epochs?: number;
+  /** Batch of the priced run. An integer in [1, 1048576]. Default: 32. CLI: `--cost-batch N`. */
   cost_batch?: number;
+  /** Model FLOPs utilisation of the priced run. A number in (0, 1]. Default: the catalog default (0.40). CLI: `--mfu X`. */
   mfu?: number;
-  /** USD per GPU-hour by card id. */
+  /** USD per GPU-hour by card id, overriding the catalog. Default: the catalog's prices. CLI: `--prices CARD=USD,...`. */
   prices?: Record<string, number>;
+  /** Scalars in the published weights, reconciled with the traced parameters. An integer in [1, 9223372036854776000]. Default: none. CLI: `--checkpoint-total N`. */
+  checkpoint_total?: number;
+  /** The JSON header text of a model.safetensors (the CLI reads it from the file). Default: none. CLI: `--safetensors FILE`. */
+  safetensors_header?: string;
+  /** The text of a model.safetensors.index.json. Default: none. CLI: `--safetensors-index FILE`. */
+  safetensors_index?: string;
+  /** torch.optim's implementation: foreach (a state-sized temporary), fused (none) or the for-loop. Default: "foreach". CLI: `--optimizer-impl`. */
+  optimizer_impl?: 'foreach' | 'fused' | 'forloop';
+  /** PEFT lora_dropout. A number in [0, 0.99]. Default: 0.05. CLI: `--lora-dropout P`. */
+  lora_dropout?: number;
+  /** The model's hidden and attention dropout. A number in [0, 0.99]. Default: the model type's. CLI: `--dropout P`. */
+  dropout?: number;
+  /** Encoder-decoder: target tokens per sample. An integer in [1, 16777216]. Default: `seq`. CLI: `--decoder-seq N`. */
+  decoder_seq?: number;
+  /** bitsandbytes double quantization of the 4-bit constants (bnb_4bit_use_double_quant). Default: true. CLI: `--double-quant true|false`. */
+  double_quant?: boolean;
+  /** PEFT prepare_model_for_kbit_training: non-quantized weights to fp32. Default: true. CLI: `--kbit-upcast true|false`. */
+  kbit_upcast?: boolean;
+  /** torch.autocast wraps the forward; false: the model itself is cast (DeepSpeed fp16/bf16 engines). Default: true. CLI: `--autocast true|false`. */
+  autocast?: boolean;
+  /** DeepSpeed ZeRO-1/2 reduce_bucket_size in elements. An integer in [1, 68719476736]. Default: not DeepSpeed. CLI: `--deepspeed-bucket N`. */
+  deepspeed_bucket?: number;
+  /** The CUDA context's bytes on each card, overriding the catalog. An integer in [0, 1099511627776]. Default: data/cards.json. CLI: `--cuda-context-bytes N`. */
+  cuda_context_bytes?: number;
+  /** The caching allocator's reserve as a fraction of the peak, overriding the catalog. A number in [0, 0.5]. Default: data/cards.json. CLI: `--allocator-reserve F`. */
+  allocator_reserve?: number;
+  /** The factor within which a fit is called borderline, overriding the measured one. A number in [1, 4]. Default: docs/accuracy.md. CLI: `--borderline-factor F`. */
+  borderline_factor?: number;
+}
+
+/** Every error code the core, the JS API, the CLI and the page can answer (core/error.cpp). */
+export type ErrorCode =
+  | 'config.json_syntax'
+  | 'config.not_object'
+  | 'config.field_missing'
+  | 'config.field_type'
+  | 'config.field_range'
+  | 'config.field_inconsistent'
+  | 'config.model_type_unknown'
+  | 'options.unknown'
+  | 'options.value'
+  | 'checkpoint.header'
+  | 'plan.overflow'
+  | 'internal.uncaught'
+  | 'api.config_not_string'
+  | 'api.options_not_object'
+  | 'api.options_not_json'
+  | 'api.crashed'
+  | 'api.load_failed'
+  | 'cli.unknown_option'
+  | 'cli.missing_value'
+  | 'cli.unexpected_value'
+  | 'cli.no_config'
+  | 'cli.file_unreadable'
+  | 'cli.safetensors_invalid'
+  | 'cli.not_built'
+  | 'cli.internal'
+  | 'cli.bad_value'
+  | 'cli.export'
+  | 'cli.export_one'
+  | 'hub.bad_id'
+  | 'hub.unreachable'
+  | 'hub.network'
+  | 'hub.offline'
+  | 'hub.timeout'
+  | 'hub.unauthorized'
+  | 'hub.forbidden'
+  | 'hub.gated'
+  | 'hub.repo_not_found'
+  | 'hub.revision_not_found'
+  | 'hub.not_found'
+  | 'hub.rate_limited'
+  | 'hub.http'
+  | 'hub.bad_response'
+  | 'hub.file'
+  | 'hub.none'
+  | 'safetensors.invalid'
+  | 'widget.failed'
+  | 'internal';
+// </generated>
+
+/** One option of the core's schema (cardfit.describe.options; docs/api.md, "Options"). */
+export interface OptionSpec {
+  name: keyof PlanOptions;
+  type: 'enum' | 'integer' | 'number' | 'boolean' | 'names' | 'map' | 'text';
+  /** The id of its group in the page's form (describe.groups). */
+  group: string;
+  doc: string;
+  /** The CLI's flag, and its value placeholder (none: a switch). */
+  flag: string;
+  flag_arg?: string;
+  /** The CLI reads the value from a file: its text, or only a safetensors header. */
+  flag_reads?: 'file' | 'safetensors_header';
+  values?: string[];
+  min?: number;
+  max?: number;
+  min_exclusive?: boolean;
+  max_length?: number;
+  item?: { type: 'number'; min: number };
+  /** The default as a value one could pass; null when computed (see default_note). */
+  default: unknown;
+  default_note?: string;
+}
+
+/** What the core accepts and answers: the option schema and the error registry. */
+export interface Describe {
+  readonly options: readonly OptionSpec[];
+  readonly groups: readonly { id: string; title: string }[];
+  readonly errors: readonly { code: ErrorCode; summary: string }[];
 }
 
 /** An error as data: a stable code, a message for people, the JSON path of the offending field. */
 export interface CardfitError {
-  code: string;
+  code: ErrorCode;
   message: string;
   path: string;
   line?: number;
@@ -62,6 +192,8 @@ type Answer<T> = ({ ok: true } & T) | { ok: false; error: CardfitError };
 export interface Cardfit {
   /** The report schema this build produces, e.g. "cardfit.report/1". */
   readonly schema: string;
+  /** The option schema and the error registry of this build (frozen). */
+  readonly describe: Describe;
   /** Plans a config.json text: the core report (tens of KB). Never throws for bad input. */
   plan(configText: string, options?: PlanOptions): Report | { ok: false; error: CardfitError };
   /** On request: the graph (nodes, and blocks folded by signature). */

@@ -21,6 +21,45 @@ enum class QuantKind { nf4, fp4, int8, gptq };
 /// step), fused (no temporary), or the per-parameter for-loop (a temporary of the largest tensor).
 enum class OptimizerImpl { foreach, fused, forloop };
 
+/// Each enum's one spelling table: *_name() reads it and the option schema (option_schema.cpp)
+/// offers exactly its names, in this order (the order error messages list them).
+template <typename E>
+struct EnumName {
+  E value;
+  std::string_view name;
+};
+inline constexpr EnumName<Mode> mode_names[] = {
+    {Mode::full, "full"}, {Mode::lora, "lora"}, {Mode::qlora, "qlora"}, {Mode::serve, "serve"}};
+inline constexpr EnumName<Precision> precision_names[] = {{Precision::bf16_mixed, "bf16-mixed"},
+                                                          {Precision::fp16_mixed, "fp16-mixed"},
+                                                          {Precision::bf16, "bf16"},
+                                                          {Precision::fp32, "fp32"}};
+inline constexpr EnumName<Optimizer> optimizer_names[] = {{Optimizer::adamw, "adamw"},
+                                                          {Optimizer::adamw8bit, "adamw8bit"},
+                                                          {Optimizer::adafactor, "adafactor"},
+                                                          {Optimizer::sgd, "sgd"},
+                                                          {Optimizer::none, "none"}};
+inline constexpr EnumName<Attention> attention_names[] = {
+    {Attention::sdpa, "sdpa"}, {Attention::eager, "eager"}, {Attention::flash, "flash"}};
+inline constexpr EnumName<WeightDtype> weight_dtype_names[] = {
+    {WeightDtype::bf16, "bf16"}, {WeightDtype::fp16, "fp16"}, {WeightDtype::fp32, "fp32"},
+    {WeightDtype::fp8, "fp8"},   {WeightDtype::int8, "int8"}, {WeightDtype::int4, "int4"},
+    {WeightDtype::nf4, "nf4"}};
+/// The KV cache dtypes the planner models (a subset of weight_dtype_names, spelled by it).
+inline constexpr WeightDtype kv_dtypes[] = {WeightDtype::bf16, WeightDtype::fp16, WeightDtype::fp32, WeightDtype::fp8};
+inline constexpr EnumName<QuantKind> quant_names[] = {
+    {QuantKind::nf4, "nf4"}, {QuantKind::fp4, "fp4"}, {QuantKind::int8, "int8"}, {QuantKind::gptq, "gptq"}};
+inline constexpr EnumName<OptimizerImpl> optimizer_impl_names[] = {
+    {OptimizerImpl::foreach, "foreach"}, {OptimizerImpl::fused, "fused"}, {OptimizerImpl::forloop, "forloop"}};
+
+/// The name of a value in its table (tables are complete, so a miss is impossible).
+template <typename E, size_t N>
+constexpr std::string_view enum_name(const EnumName<E> (&table)[N], E value) {
+  for (const auto& entry : table)
+    if (entry.value == value) return entry.name;
+  return table[0].name;
+}
+
 const char* mode_name(Mode m);
 const char* precision_name(Precision p);
 const char* optimizer_name(Optimizer o);
@@ -71,10 +110,13 @@ struct Options {
   int64_t epochs = 10, samples = 50000, cost_batch = 32;
   std::optional<double> mfu;       // empty: catalog default
   std::map<std::string, double> prices;  // card id → USD per GPU-hour, overriding the catalog
+
+  bool operator==(const Options&) const = default;  // for tests: a schema default parses to Options{}
 };
 
-/// Parses the options JSON object (empty text = all defaults). Unknown names and bad values are
-/// Error(option_unknown / option_value) with the option's name as path.
+/// Parses the options JSON object (empty text = all defaults) by the option schema
+/// (option_schema.hpp). Unknown names and bad values are Error(option_unknown / option_value) with
+/// the option's name as path; a message never quotes more than a bounded excerpt of a value.
 Options parse_options(std::string_view json_text);
 
 }  // namespace cardfit

@@ -15,15 +15,16 @@ const examples = JSON.parse(readFileSync(new URL('examples.json', examplesDir), 
 const gpt2 = examples[0].text;
 const cardfit = await createCardfit();
 
-test('the public API is exactly {schema, plan, graph, tensors, curves, markdown}', () => {
-  assert.deepEqual(Object.keys(cardfit).sort(), ['curves', 'graph', 'markdown', 'plan', 'schema', 'tensors']);
+test('the public API is exactly {schema, describe, plan, graph, tensors, curves, markdown}', () => {
+  assert.deepEqual(Object.keys(cardfit).sort(), ['curves', 'describe', 'graph', 'markdown', 'plan', 'schema', 'tensors']);
+  assert.deepEqual(Object.keys(cardfit.describe).sort(), ['errors', 'groups', 'options']);
   assert.equal(cardfit.schema, 'cardfit.report/1');
   assert.ok(Object.isFrozen(cardfit));
 });
 
 test('the raw module binds the entry points and exports no runtime helpers', async () => {
   const raw = await createCardfitModule();
-  for (const name of ['plan', 'graph', 'tensors', 'curves', 'markdown', 'handle', 'schema']) assert.equal(typeof raw[name], 'function', name);
+  for (const name of ['plan', 'graph', 'tensors', 'curves', 'markdown', 'handle', 'schema', 'describe']) assert.equal(typeof raw[name], 'function', name);
   for (const name of ['setValue', 'getValue', 'ccall', 'cwrap', 'FS', 'UTF8ToString', 'stringToUTF8', 'addFunction', 'allocate']) {
     assert.equal(raw[name], undefined, `${name} must not be exported`);
   }

@@ -43,8 +43,8 @@ function embedSnippet(slot, options) {
   const attr = (name, v) => attrs.push(`${name}="${String(v).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;')}"`);
   if (slot && slot.hubId) attr('hub-id', slot.hubId);
   for (const [k, v] of Object.entries(options || {})) {
-    if (['safetensors_header', 'safetensors_index'].includes(k)) continue;
-    attr(k.replace(/_/g, '-'), Array.isArray(v) ? v.join(',') : k === 'prices' ? Object.entries(v).map(([a, b]) => `${a}:${b}`).join(',') : v);
+    if (['safetensors_header', 'safetensors_index'].includes(k)) continue;  // file texts stay out of a page
+    attr(k.replace(/_/g, '-'), optionToString(k, v));  // as the widget reads it back (web/src/widget.js)
   }
   const open = `<cardfit-plan${attrs.length ? ' ' + attrs.join(' ') : ''}>`;
   const script = '<script src="cardfit-widget.js" defer><\/script>';
@@ -84,16 +84,16 @@ function fileStem(label) {
   return (String(label || 'model').split('/').pop() || 'model').replace(/[^\w.-]+/g, '_').slice(0, 80) || 'model';
 }
 
-// The same plan from the command line (scripts/cardfit takes the options as --kebab-case flags).
+// The same plan from the command line: each option as its flag of the core's schema.
 function cliCommand(options, file) {
   const args = ['scripts/cardfit'];
   for (const [k, v] of Object.entries(options || {})) {
-    if (['safetensors_header', 'safetensors_index'].includes(k) || v === undefined || v === false) continue;
-    const flag = `--${k.replace(/_/g, '-')}`;
-    if (v === true && k === 'grad_ckpt') args.push(flag);
-    else if (Array.isArray(v)) args.push(flag, v.join(','));
-    else if (k === 'prices') args.push(flag, Object.entries(v).map(([a, b]) => `${a}=${b}`).join(','));
-    else args.push(flag, String(v));
+    const spec = OPTION_SPECS.get(k);
+    if (!spec || spec.flag_reads || v === undefined) continue;  // files cannot travel in a command line
+    if (spec.type === 'boolean' && !spec.flag_arg) { if (v === true) args.push(spec.flag); continue; }  // a switch
+    if (Array.isArray(v)) args.push(spec.flag, v.join(','));
+    else if (spec.type === 'map') args.push(spec.flag, Object.entries(v).map(([a, b]) => `${a}=${b}`).join(','));
+    else args.push(spec.flag, String(v));
   }
   args.push(/^[\w./-]+$/.test(file) ? file : `'${String(file).replace(/'/g, "'\\''")}'`);
   return args.join(' ');

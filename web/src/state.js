@@ -47,27 +47,33 @@ async function unpackText(s) {
   throw new Error(`unknown text encoding "${s.slice(0, 2)}"`);
 }
 
-// Option values as the fragment spells them.
+// Options as the fragment spells them, typed by the core's option schema (OPTION_SCHEMA, put
+// first in the page and the widget by scripts/build-web.mjs from cardfit.describe).
+const OPTION_SPECS = new Map(OPTION_SCHEMA.options.map((o) => [o.name, o]));
+const LIST_OPTIONS = new Set(OPTION_SCHEMA.options.filter((o) => o.type === 'names').map((o) => o.name));
 function optionToString(name, v) {
   if (Array.isArray(v)) return v.join(',');
-  if (name === 'prices' && v && typeof v === 'object') return Object.entries(v).map(([k, p]) => `${k}:${p}`).join(',');
+  if (v && typeof v === 'object') return Object.entries(v).map(([k, p]) => `${k}:${p}`).join(',');
   return String(v);
 }
-const LIST_OPTIONS = new Set(['lora_targets', 'modules_to_save']);
-const BOOL_OPTIONS = new Set(['grad_ckpt', 'double_quant', 'kbit_upcast', 'autocast']);
-const STRING_OPTIONS = new Set(['mode', 'optimizer', 'precision', 'attention', 'serve_dtype', 'kv_dtype', 'card', 'qlora_quant', 'optimizer_impl']);
+// Text → the JSON type the schema names. What does not read as that type stays text, so the core
+// refuses it with its own code and message; an unknown name is kept for the core to name.
 function optionFromString(name, s) {
-  if (LIST_OPTIONS.has(name)) return s ? s.split(',') : [];
-  if (BOOL_OPTIONS.has(name)) return s === 'true' || s === '1';
-  if (name === 'prices') {
-    const out = {};
-    for (const pair of s.split(',').filter(Boolean)) { const i = pair.lastIndexOf(':'); out[pair.slice(0, i)] = Number(pair.slice(i + 1)); }
-    return out;
+  const spec = OPTION_SPECS.get(name);
+  switch (spec && spec.type) {
+    case 'names': return s ? s.split(',').map((x) => x.trim()).filter(Boolean) : [];
+    case 'boolean': return s === 'true' || s === '1' ? true : s === 'false' || s === '0' ? false : s;
+    case 'map': {
+      const out = {};
+      for (const pair of s.split(',').filter(Boolean)) { const i = pair.lastIndexOf(':'); out[pair.slice(0, i)] = Number(pair.slice(i + 1)); }
+      return out;
+    }
+    case 'integer': return /^-?\d+$/.test(s) ? Number(s) : s;
+    case 'number': return /^-?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(s) ? Number(s) : s;
+    case 'enum': case 'text': return s;
+    default: return /^-?\d+(\.\d+)?(e-?\d+)?$/i.test(s) ? Number(s) : s;
   }
-  if (STRING_OPTIONS.has(name)) return s;
-  return /^-?\d+(\.\d+)?(e-?\d+)?$/i.test(s) ? Number(s) : s;  // the core refuses what is not a number
 }
-
 // state: {a: slot, b: slot|null, options: {}, view, hub}; slot: {text, label, hubId, checkpointTotal,
 // header, index} (header/index: {name, text} or null). Returns the fragment, starting with "#".
 async function encodeState(state) {

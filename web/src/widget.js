@@ -1,32 +1,29 @@
 // web/src/widget.js: the <cardfit-plan> custom element (dist/cardfit-widget.js). It takes a config
 // inline (a child <script type="application/json">), by URL (config-url) or by hub id (hub-id),
-// options as attributes (the core's option names with dashes: mode, seq, batch, lora-rank, ...),
+// options as attributes (every option of the core's schema, its name with dashes: mode, seq,
+// batch, lora-rank, ...),
 // plans it with the wasm core in the page, and shows a compact view sized for a model card inside a
 // shadow root (its styles cannot leak in or out). The script defines nothing global: the element
 // registration is all it leaves, and loading it twice is harmless. Not a planner: it renders the
 // core's report. Documented in docs/web.md ("The embed widget").
 
 const TAG = 'cardfit-plan';
-const OPTION_ATTRS = ['mode', 'seq', 'batch', 'serve-seq', 'lora-rank', 'lora-targets', 'optimizer', 'precision', 'grad-ckpt',
-  'attention', 'serve-dtype', 'kv-dtype', 'gpus', 'card', 'epochs', 'samples', 'cost-batch', 'mfu', 'checkpoint-total',
-  'qlora-quant', 'grad-accum', 'prices', 'images', 'modules-to-save'];
+// Every option of the core's schema is an attribute: its name with dashes (lora_rank → lora-rank).
+const OPTION_ATTRS = OPTION_SCHEMA.options.map((o) => o.name.replace(/_/g, '-'));
 const SOURCE_ATTRS = ['config-url', 'hub-id', 'hub', 'page-url', 'theme', 'label'];
 let apiPromise = null;
 const getApi = () => apiPromise || (apiPromise = createCardfit());
 
+// Attribute text → option values, typed by the schema as share links are (optionFromString); a
+// boolean attribute present without a value is true (<cardfit-plan grad-ckpt>).
 function attrOptions(node) {
   const o = {};
   for (const a of OPTION_ATTRS) {
     if (!node.hasAttribute(a)) continue;
     const v = node.getAttribute(a).trim();
     const name = a.replace(/-/g, '_');
-    if (name === 'grad_ckpt') o[name] = v === '' || v === 'true';
-    else if (name === 'lora_targets' || name === 'modules_to_save') o[name] = v.split(',').map((s) => s.trim()).filter(Boolean);
-    else if (name === 'prices') {
-      o[name] = {};
-      for (const pair of v.split(',').filter(Boolean)) { const i = pair.lastIndexOf(':'); o[name][pair.slice(0, i).trim()] = Number(pair.slice(i + 1)); }
-    } else if (v !== '' && /^-?\d+(\.\d+)?$/.test(v)) o[name] = Number(v);
-    else if (v !== '') o[name] = v;
+    if (OPTION_SPECS.get(name).type === 'boolean' && v === '') o[name] = true;
+    else if (v !== '') o[name] = optionFromString(name, v);
   }
   return o;
 }
@@ -101,7 +98,7 @@ class CardfitPlan extends HTMLElement {
       if (r && r.ok) this._render(r, src, options);
       else this._error(r && r.error);
     } catch (e) {
-      if (gen === this._gen) this._error({ code: e && e.code ? e.code : e && e.kind ? `source.${e.kind}` : 'widget.failed', message: (e && e.message) || String(e) });
+      if (gen === this._gen) this._error({ code: e && e.code ? e.code : 'widget.failed', message: (e && e.message) || String(e) });
     }
   }
 

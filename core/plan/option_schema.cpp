@@ -1,0 +1,349 @@
+// The option table (one entry per option) and its interpreter: validation, messages, storing.
+#include "option_schema.hpp"
+
+#include <array>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "../error.hpp"
+
+namespace cardfit {
+using nlohmann::json;
+
+namespace {
+// ---- how a validated value reaches its field
+template <auto Field>
+void put_int(Options& o, const json& v) { o.*Field = v.get<int64_t>(); }
+template <auto Field>
+void put_number(Options& o, const json& v) { o.*Field = v.get<double>(); }
+template <auto Field>
+void put_bool(Options& o, const json& v) { o.*Field = v.get<bool>(); }
+template <auto Field>
+void put_names(Options& o, const json& v) { o.*Field = v.get<std::vector<std::string>>(); }
+template <auto Field>
+void put_text(Options& o, const json& v) { o.*Field = v.get<std::string>(); }
+template <auto Field>
+void put_prices(Options& o, const json& v) {
+  for (const auto& [id, usd] : v.items()) (o.*Field)[id] = usd.template get<double>();
+}
+template <auto Field, auto& Table>
+void put_enum(Options& o, const json& v) {
+  for (const auto& entry : Table)
+    if (entry.name == v.get_ref<const std::string&>()) o.*Field = entry.value;
+}
+void put_kv_dtype(Options& o, const json& v) {
+  put_enum<&Options::kv_dtype, weight_dtype_names>(o, v);
+  o.kv_dtype_set = true;  // an explicit KV dtype, even bf16, overrides "the activation dtype"
+}
+
+// ---- accepted names, spelled only by each enum's table (options.hpp)
+template <typename E, size_t N>
+constexpr std::array<std::string_view, N> names_of(const EnumName<E> (&table)[N]) {
+  std::array<std::string_view, N> out{};
+  for (size_t i = 0; i < N; ++i) out[i] = table[i].name;
+  return out;
+}
+constexpr auto mode_values = names_of(mode_names);
+constexpr auto precision_values = names_of(precision_names);
+constexpr auto optimizer_values = names_of(optimizer_names);
+constexpr auto attention_values = names_of(attention_names);
+constexpr auto serve_dtype_values = names_of(weight_dtype_names);
+constexpr auto quant_values = names_of(quant_names);
+constexpr auto optimizer_impl_values = names_of(optimizer_impl_names);
+constexpr auto kv_dtype_values = [] {
+  std::array<std::string_view, std::size(kv_dtypes)> out{};
+  for (size_t i = 0; i < out.size(); ++i) out[i] = enum_name(weight_dtype_names, kv_dtypes[i]);
+  return out;
+}();
+
+constexpr int64_t kMaxTokens = int64_t(1) << 24, kMaxCount = int64_t(1) << 20;
+using T = OptionType;
+
+// In the order of the page's form and of docs/api.md.
+constexpr OptionSpec specs[] = {
+    {.name = "mode", .type = T::enumeration, .group = "mode", .doc = "What is planned: a full fine-tune, LoRA, QLoRA or serving.",
+     .flag = "--mode", .values = mode_values, .default_json = R"("full")", .store = put_enum<&Options::mode, mode_names>},
+    // workload
+    {.name = "seq", .type = T::integer, .group = "workload", .doc = "Training tokens per sample.", .flag = "--seq",
+     .flag_arg = "N", .int_min = 1, .int_max = kMaxTokens,
+     .default_note = "512, or 2048 for models of 1B+ parameters, capped at the context", .store = put_int<&Options::seq>},
+    {.name = "batch", .type = T::integer, .group = "workload", .doc = "Samples per micro-batch.", .flag = "--batch",
+     .flag_arg = "N", .int_min = 1, .int_max = kMaxCount, .default_json = "1", .store = put_int<&Options::batch>},
+    {.name = "serve_seq", .type = T::integer, .group = "workload", .doc = "Serving context per sequence (prompt and output).",
+     .flag = "--serve-seq", .flag_arg = "N", .int_min = 1, .int_max = kMaxTokens,
+     .default_note = "`seq` if given, else the training length (4096 for models of 1B+ parameters)",
+     .store = put_int<&Options::serve_seq>},
+    {.name = "grad_accum", .type = T::integer, .group = "workload", .doc = "Micro-batches per optimizer step.",
+     .flag = "--grad-accum", .flag_arg = "N", .int_min = 1, .int_max = kMaxCount, .default_json = "1",
+     .store = put_int<&Options::grad_accum>},
+    {.name = "images", .type = T::integer, .group = "workload",
+     .doc = "Images per sample through a vision tower (training and serving); 0 plans the text alone.",
+     .flag = "--images", .flag_arg = "N", .int_min = 0, .int_max = 4096,
+     .default_note = "1 for a model with a vision tower", .store = put_int<&Options::images>},
+    // training
+    {.name = "precision", .type = T::enumeration, .group = "training", .doc = "Training precision (mixed: fp32 master weights).",
+     .flag = "--precision", .values = precision_values, .default_json = R"("bf16-mixed")",
+     .store = put_enum<&Options::precision, precision_names>},
+    {.name = "optimizer", .type = T::enumeration, .group = "training",
+     .doc = "The optimizer whose states are held (none: forward and backward only).", .flag = "--optimizer",
+     .values = optimizer_values, .default_json = R"("adamw")", .store = put_enum<&Options::optimizer, optimizer_names>},
+    {.name = "attention", .type = T::enumeration, .group = "training",
+     .doc = "The attention implementation (eager materialises the score matrix).", .flag = "--attention",
+     .values = attention_values, .default_json = R"("sdpa")", .store = put_enum<&Options::attention, attention_names>},
+    {.name = "grad_ckpt", .type = T::boolean, .group = "training",
+     .doc = "Gradient checkpointing: keep only each block's input, recompute the rest.", .flag = "--grad-ckpt",
+     .default_json = "false", .store = put_bool<&Options::grad_ckpt>},
+    // LoRA and QLoRA
+    {.name = "lora_rank", .type = T::integer, .group = "lora", .doc = "LoRA rank r of every adapter.", .flag = "--lora-rank",
+     .flag_arg = "N", .int_min = 1, .int_max = 65536, .default_json = "16", .store = put_int<&Options::lora_rank>},
+    {.name = "qlora_quant", .type = T::enumeration, .group = "lora",
+     .doc = "How QLoRA stores the frozen base: bitsandbytes NF4/FP4, LLM.int8 or GPTQ int4.", .flag = "--qlora-quant",
+     .values = quant_values, .default_json = R"("nf4")", .store = put_enum<&Options::qlora_quant, quant_names>},
+    {.name = "modules_to_save", .type = T::names, .group = "lora",
+     .doc = "PEFT modules_to_save: modules trained in full next to the adapters (e.g. lm_head).",
+     .flag = "--modules-to-save", .flag_arg = "a,b,...", .default_json = "[]", .default_note = "none",
+     .expect = "be a list of module names", .store = put_names<&Options::modules_to_save>},
+    {.name = "lora_targets", .type = T::names, .group = "lora", .doc = "Module names that get adapters (e.g. q_proj, v_proj).",
+     .flag = "--lora-targets", .flag_arg = "q_proj,v_proj,...", .non_empty = true,
+     .default_note = "every linear layer but the head (omit the option; [] is refused)",
+     .expect = "be a list of module names", .store = put_names<&Options::lora_targets>},
+    // serving
+    {.name = "serve_dtype", .type = T::enumeration, .group = "serving", .doc = "The dtype of the served weights.",
+     .flag = "--serve-dtype", .values = serve_dtype_values, .default_json = R"("bf16")",
+     .store = put_enum<&Options::serve_dtype, weight_dtype_names>},
+    {.name = "kv_dtype", .type = T::enumeration, .group = "serving", .doc = "The dtype of the KV cache.", .flag = "--kv-dtype",
+     .values = kv_dtype_values, .default_note = "the activation dtype (fp32 when serving fp32)", .store = put_kv_dtype},
+    // cards and cost
+    {.name = "card", .type = T::text, .group = "cost", .doc = "The priced card: an id of data/cards.json.", .flag = "--card",
+     .flag_arg = "ID", .max_length = 200, .non_empty = true, .default_note = "the catalog's priced card (defaults.priced_card, a10g)",
+     .expect = R"(be a card id such as "h100-sxm")", .store = put_text<&Options::card>},
+    {.name = "gpus", .type = T::integer, .group = "cost", .doc = "Cards used for a run that fits one card.", .flag = "--gpus",
+     .flag_arg = "N", .int_min = 1, .int_max = 4096, .default_json = "1", .store = put_int<&Options::gpus>},
+    {.name = "samples", .type = T::integer, .group = "cost", .doc = "Dataset size of the priced run, in samples.",
+     .flag = "--samples", .flag_arg = "N", .int_min = 1, .int_max = int64_t(1) << 40, .default_json = "50000",
+     .store = put_int<&Options::samples>},
+    {.name = "epochs", .type = T::integer, .group = "cost", .doc = "Epochs of the priced run.", .flag = "--epochs",
+     .flag_arg = "N", .int_min = 1, .int_max = 100000, .default_json = "10", .store = put_int<&Options::epochs>},
+    {.name = "cost_batch", .type = T::integer, .group = "cost", .doc = "Batch of the priced run.", .flag = "--cost-batch",
+     .flag_arg = "N", .int_min = 1, .int_max = kMaxCount, .default_json = "32", .store = put_int<&Options::cost_batch>},
+    {.name = "mfu", .type = T::number, .group = "cost", .doc = "Model FLOPs utilisation of the priced run.", .flag = "--mfu",
+     .flag_arg = "X", .num_min = 0, .num_max = 1, .num_min_open = true, .default_note = "the catalog default (0.40)",
+     .store = put_number<&Options::mfu>},
+    {.name = "prices", .type = T::map, .group = "cost", .doc = "USD per GPU-hour by card id, overriding the catalog.",
+     .flag = "--prices", .flag_arg = "CARD=USD,...", .num_min = 0, .default_note = "the catalog's prices",
+     .expect = "map card ids to USD per GPU-hour", .item_expect = "be a non-negative number (USD per GPU-hour)",
+     .store = put_prices<&Options::prices>},
+    // checkpoint
+    {.name = "checkpoint_total", .type = T::integer, .group = "checkpoint",
+     .doc = "Scalars in the published weights, reconciled with the traced parameters.", .flag = "--checkpoint-total",
+     .flag_arg = "N", .int_min = 1, .int_max = INT64_MAX, .default_note = "none", .store = put_int<&Options::checkpoint_total>},
+    {.name = "safetensors_header", .type = T::text, .group = "checkpoint",
+     .doc = "The JSON header text of a model.safetensors (the CLI reads it from the file).", .flag = "--safetensors",
+     .flag_arg = "FILE", .flag_reads = "safetensors_header", .default_note = "none", .expect = "be the file's JSON text",
+     .store = put_text<&Options::safetensors_header>},
+    {.name = "safetensors_index", .type = T::text, .group = "checkpoint", .doc = "The text of a model.safetensors.index.json.",
+     .flag = "--safetensors-index", .flag_arg = "FILE", .flag_reads = "file", .default_note = "none",
+     .expect = "be the file's JSON text", .store = put_text<&Options::safetensors_index>},
+    // details
+    {.name = "optimizer_impl", .type = T::enumeration, .group = "details",
+     .doc = "torch.optim's implementation: foreach (a state-sized temporary), fused (none) or the for-loop.",
+     .flag = "--optimizer-impl", .values = optimizer_impl_values, .default_json = R"("foreach")",
+     .store = put_enum<&Options::optimizer_impl, optimizer_impl_names>},
+    {.name = "lora_dropout", .type = T::number, .group = "details", .doc = "PEFT lora_dropout.", .flag = "--lora-dropout",
+     .flag_arg = "P", .num_min = 0, .num_max = 0.99, .default_json = "0.05", .store = put_number<&Options::lora_dropout>},
+    {.name = "dropout", .type = T::number, .group = "details", .doc = "The model's hidden and attention dropout.",
+     .flag = "--dropout", .flag_arg = "P", .num_min = 0, .num_max = 0.99, .default_note = "the model type's",
+     .store = put_number<&Options::dropout>},
+    {.name = "decoder_seq", .type = T::integer, .group = "details", .doc = "Encoder-decoder: target tokens per sample.",
+     .flag = "--decoder-seq", .flag_arg = "N", .int_min = 1, .int_max = kMaxTokens, .default_note = "`seq`",
+     .store = put_int<&Options::decoder_seq>},
+    {.name = "double_quant", .type = T::boolean, .group = "details",
+     .doc = "bitsandbytes double quantization of the 4-bit constants (bnb_4bit_use_double_quant).", .flag = "--double-quant",
+     .flag_arg = "true|false", .default_json = "true", .store = put_bool<&Options::double_quant>},
+    {.name = "kbit_upcast", .type = T::boolean, .group = "details",
+     .doc = "PEFT prepare_model_for_kbit_training: non-quantized weights to fp32.", .flag = "--kbit-upcast",
+     .flag_arg = "true|false", .default_json = "true", .store = put_bool<&Options::kbit_upcast>},
+    {.name = "autocast", .type = T::boolean, .group = "details",
+     .doc = "torch.autocast wraps the forward; false: the model itself is cast (DeepSpeed fp16/bf16 engines).",
+     .flag = "--autocast", .flag_arg = "true|false", .default_json = "true", .store = put_bool<&Options::autocast>},
+    {.name = "deepspeed_bucket", .type = T::integer, .group = "details",
+     .doc = "DeepSpeed ZeRO-1/2 reduce_bucket_size in elements.", .flag = "--deepspeed-bucket", .flag_arg = "N",
+     .int_min = 1, .int_max = int64_t(1) << 36, .default_note = "not DeepSpeed", .store = put_int<&Options::deepspeed_bucket>},
+    {.name = "cuda_context_bytes", .type = T::integer, .group = "details",
+     .doc = "The CUDA context's bytes on each card, overriding the catalog.", .flag = "--cuda-context-bytes",
+     .flag_arg = "N", .int_min = 0, .int_max = int64_t(1) << 40, .default_note = "data/cards.json",
+     .store = put_int<&Options::cuda_context_bytes>},
+    {.name = "allocator_reserve", .type = T::number, .group = "details",
+     .doc = "The caching allocator's reserve as a fraction of the peak, overriding the catalog.",
+     .flag = "--allocator-reserve", .flag_arg = "F", .num_min = 0, .num_max = 0.5, .default_note = "data/cards.json",
+     .store = put_number<&Options::allocator_reserve>},
+    {.name = "borderline_factor", .type = T::number, .group = "details",
+     .doc = "The factor within which a fit is called borderline, overriding the measured one.",
+     .flag = "--borderline-factor", .flag_arg = "F", .num_min = 1, .num_max = 4, .default_note = "docs/accuracy.md",
+     .store = put_number<&Options::borderline_factor>},
+};
+
+constexpr OptionGroup groups[] = {
+    {"mode", "Mode"},       {"workload", "Workload"},     {"training", "Training"},     {"lora", "LoRA and QLoRA"},
+    {"serving", "Serving"}, {"cost", "Cards and cost"}, {"checkpoint", "Checkpoint"}, {"details", "Details"},
+};
+
+constexpr bool table_is_sound() {
+  for (const auto& s : specs) {
+    if (s.name.empty() || s.doc.empty() || s.flag.substr(0, 2) != "--" || s.store == nullptr) return false;
+    if ((s.type == T::enumeration) != !s.values.empty()) return false;
+    if (s.type == T::integer && s.int_min > s.int_max) return false;
+    if (s.type == T::number && !(s.num_min < s.num_max)) return false;
+    if (s.default_json.empty() && s.default_note.empty()) return false;  // every default is stated
+    if ((s.type == T::names || s.type == T::text || s.type == T::map) && s.expect.empty()) return false;
+    bool grouped = false;
+    for (const auto& g : groups) grouped = grouped || g.id == s.group;
+    if (!grouped) return false;
+    for (const auto& t : specs)
+      if (&t != &s && (t.name == s.name || t.flag == s.flag)) return false;
+  }
+  return true;
+}
+static_assert(table_is_sound(), "each option: unique name and flag, a doc, a group, a stated default");
+
+std::string number_text(double x) {
+  if (x == static_cast<double>(static_cast<int64_t>(x))) return std::to_string(static_cast<int64_t>(x));
+  return json(x).dump();
+}
+
+const char* type_name(OptionType t) {
+  switch (t) {
+    case T::enumeration: return "enum";
+    case T::integer: return "integer";
+    case T::number: return "number";
+    case T::boolean: return "boolean";
+    case T::names: return "names";
+    case T::map: return "map";
+    case T::text: return "text";
+  }
+  return "text";
+}
+
+bool integer_in(const json& v, int64_t lo, int64_t hi) {
+  if (v.is_number_unsigned()) {
+    const uint64_t u = v.get<uint64_t>();
+    return u <= static_cast<uint64_t>(hi) && static_cast<int64_t>(u) >= lo;
+  }
+  return v.is_number_integer() && v.get<int64_t>() >= lo && v.get<int64_t>() <= hi;
+}
+}  // namespace
+
+std::span<const OptionSpec> option_specs() { return specs; }
+std::span<const OptionGroup> option_groups() { return groups; }
+
+const OptionSpec* find_option(std::string_view name) {
+  for (const auto& s : specs)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+std::string bounded_text(std::string_view text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return std::string(text);
+  size_t cut = max_bytes;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 sequence
+  return std::string(text.substr(0, cut)) + "…";
+}
+
+std::string describe_value(const json& v) {
+  switch (v.type()) {
+    case json::value_t::string: return json(bounded_text(v.get_ref<const std::string&>(), 40)).dump();
+    case json::value_t::array: return v.empty() ? "an empty array" : "an array";
+    case json::value_t::object: return v.empty() ? "an empty object" : "an object";
+    case json::value_t::boolean:
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned:
+    case json::value_t::number_float:
+    case json::value_t::null: return v.dump();  // short by nature
+    default: return "a value";
+  }
+}
+
+void apply_option(const OptionSpec& s, const json& v, Options& out) {
+  const std::string name(s.name);
+  const auto fail = [&](const std::string& message) { throw Error(ErrorCode::option_value, message, name); };
+  const auto must = [&](std::string_view what) { fail("Option " + name + " must " + std::string(what) + "."); };
+  bool ok = false;
+  switch (s.type) {
+    case T::enumeration: {
+      std::string allowed;
+      for (auto value : s.values) {
+        ok = ok || (v.is_string() && v.get_ref<const std::string&>() == value);
+        allowed += (allowed.empty() ? "" : ", ") + std::string(value);
+      }
+      if (!ok) fail("Option " + name + " must be one of " + allowed + ", got " + describe_value(v) + ".");
+      break;
+    }
+    case T::integer:
+      if (!integer_in(v, s.int_min, s.int_max))
+        fail("Option " + name + " must be an integer from " + std::to_string(s.int_min) + " to " +
+             std::to_string(s.int_max) + ", got " + describe_value(v) + ".");
+      break;
+    case T::number: {
+      const double x = v.is_number() ? v.get<double>() : 0;
+      if (!v.is_number() || (s.num_min_open ? x <= s.num_min : x < s.num_min) || x > s.num_max)
+        fail("Option " + name + " must be a number in " + (s.num_min_open ? "(" : "[") + number_text(s.num_min) + ", " +
+             number_text(s.num_max) + "], got " + describe_value(v) + ".");
+      break;
+    }
+    case T::boolean:
+      if (!v.is_boolean()) must("be true or false");
+      break;
+    case T::names:
+      if (!v.is_array()) must(s.expect);
+      if (s.non_empty && v.empty()) must("name at least one module (omit it for the default)");
+      for (const auto& item : v)
+        if (!item.is_string() || item.get_ref<const std::string&>().empty()) must(s.expect);
+      break;
+    case T::map:
+      if (!v.is_object()) must(s.expect);
+      for (const auto& [key, item] : v.items())
+        if (!item.is_number() || item.get<double>() < s.num_min) {
+          const std::string at = name + "." + bounded_text(key);
+          throw Error(ErrorCode::option_value, "Option " + at + " must " + std::string(s.item_expect) + ".", at);
+        }
+      break;
+    case T::text:
+      if (!v.is_string() || (s.max_length > 0 && v.get_ref<const std::string&>().size() > size_t(s.max_length)) ||
+          (s.non_empty && v.get_ref<const std::string&>().empty()))
+        must(s.expect);
+      break;
+  }
+  s.store(out, v);
+}
+
+json option_schema_json() {
+  json options = json::array();
+  for (const auto& s : specs) {
+    json o = {{"name", s.name}, {"type", type_name(s.type)}, {"group", s.group}, {"doc", s.doc}, {"flag", s.flag}};
+    if (!s.flag_arg.empty()) o["flag_arg"] = s.flag_arg;
+    if (!s.flag_reads.empty()) o["flag_reads"] = s.flag_reads;
+    if (s.type == T::enumeration) {
+      o["values"] = json::array();
+      for (auto v : s.values) o["values"].push_back(v);
+    }
+    if (s.type == T::integer) {
+      o["min"] = s.int_min;
+      o["max"] = s.int_max;
+    }
+    if (s.type == T::number) {
+      o["min"] = s.num_min;
+      o["max"] = s.num_max;
+      o["min_exclusive"] = s.num_min_open;
+    }
+    if (s.type == T::map) o["item"] = {{"type", "number"}, {"min", s.num_min}};
+    if (s.type == T::text && s.max_length > 0) o["max_length"] = s.max_length;
+    o["default"] = s.default_json.empty() ? json(nullptr) : json::parse(s.default_json);
+    if (!s.default_note.empty()) o["default_note"] = s.default_note;
+    options.push_back(std::move(o));
+  }
+  json group_list = json::array();
+  for (const auto& g : groups) group_list.push_back({{"id", g.id}, {"title", g.title}});
+  return {{"options", std::move(options)}, {"groups", std::move(group_list)}};
+}
+
+}  // namespace cardfit
