@@ -30,7 +30,7 @@ export interface PlanOptions {
   qlora_quant?: 'nf4' | 'fp4' | 'int8' | 'gptq';
   /** PEFT modules_to_save: modules trained in full next to the adapters (e.g. lm_head). Default: none. CLI: `--modules-to-save a,b,...`. */
   modules_to_save?: string[];
-  /** Module names that get adapters (e.g. q_proj, v_proj). Default: every linear layer but the head. CLI: `--lora-targets q_proj,v_proj,...`. */
+  /** Module names that get adapters (e.g. q_proj, v_proj). Default: every linear layer but the head (omit the option; [] is refused). CLI: `--lora-targets q_proj,v_proj,...`. */
   lora_targets?: string[];
   /** The dtype of the served weights. Default: "bf16". CLI: `--serve-dtype`. */
   serve_dtype?: 'bf16' | 'fp16' | 'fp32' | 'fp8' | 'int8' | 'int4' | 'nf4';
@@ -89,6 +89,8 @@ export type ErrorCode =
   | 'config.field_range'
   | 'config.field_inconsistent'
   | 'config.model_type_unknown'
+  | 'config.duplicate_key'
+  | 'config.too_large'
   | 'options.unknown'
   | 'options.value'
   | 'checkpoint.header'
