@@ -122,7 +122,7 @@ TEST_CASE("blocks fold by signature: Gemma 2's alternating local and global laye
   CHECK(twelve);
 }
 
-TEST_CASE("MoE experts stack into one entry per layer and tensor; expanded, every checkpoint name") {
+TEST_CASE("MoE experts stack into one entry per layer and tensor, expanded every checkpoint name") {
   cardfit::Planner p;
   const std::string v3 = golden_file("deepseek-v3.json").at("config").dump();
   const json stacked = json::parse(p.tensors(v3, "{}", false));
