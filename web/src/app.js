@@ -72,7 +72,10 @@ function sourcePanel(slot) {
 
   ui.example.addEventListener('change', () => {
     if (ui.example.value === 'own') setSlot(slot, { text: ownText[slot], label: '' });
-    else useExample(slot, Number(ui.example.value));
+    else {
+      forgetLoraTargets();  // the ticked modules were another model's: the core refuses unknown names
+      useExample(slot, Number(ui.example.value));
+    }
     replan(slot);
   });
   let typing = 0;
@@ -102,6 +105,13 @@ function useExample(slot, i) {
 }
 
 // Sets a slot's source and shows it in its panel.
+// LoRA targets ticked for one model name that model's modules; a different model starts from the
+// default (every linear but the head) instead of being refused for names it does not have.
+function forgetLoraTargets() {
+  for (const c of $$('#opt-lora_targets input')) c.checked = false;
+  delete state.options.lora_targets;
+}
+
 function setSlot(slot, s) {
   state[slot] = { text: '', label: '', hubId: '', header: null, index: null, example: '', ...s };
   const ui = panels[slot];
