@@ -26,9 +26,10 @@ void ModelBuilder::block(std::string name, std::string kind, int layer) {
 }
 
 NodeRef ModelBuilder::owner_of(const std::string& tensor_name) const {
-  const auto it = owners_.find(tensor_name);
-  if (it == owners_.end()) throw Error(ErrorCode::internal, "no node owns tensor " + tensor_name);
-  return it->second;
+  // Asked once per tied head: a scan beats keeping a name index for every tensor.
+  for (size_t t = model_.tensors.size(); t-- > 0;)
+    if (model_.tensors[t].name == tensor_name && t < owners_.size()) return owners_[t];
+  throw Error(ErrorCode::internal, "no node owns tensor " + tensor_name);
 }
 
 ModelBuilder::Mark ModelBuilder::mark() {
@@ -39,7 +40,7 @@ void ModelBuilder::fold_since(const Mark& m, size_t into) {
   Block& blk = current();
   const int bi = int(model_.blocks.size()) - 1;
   for (size_t t = m.tensors; t < model_.tensors.size(); ++t) {
-    NodeRef& owner = owners_[model_.tensors[t].name];
+    NodeRef& owner = owners_[t];
     owner.node = int(into + (size_t(owner.node) - m.nodes));
     owner.block = bi;
   }
@@ -83,7 +84,8 @@ int64_t ModelBuilder::tensor(const std::string& name, Shape shape, Role role, bo
   Tensor t{name, std::move(shape), role, layer_, linear, {}};
   int64_t n = t.count();
   // Each primitive adds its tensors just before its node: that node will own them.
-  owners_[name] = NodeRef{int(model_.blocks.size()) - 1, int(current().nodes.size())};
+  owners_.resize(model_.tensors.size());
+  owners_.push_back(NodeRef{int(model_.blocks.size()) - 1, int(current().nodes.size())});
   model_.tensors.push_back(std::move(t));
   return n;
 }

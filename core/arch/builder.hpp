@@ -8,7 +8,6 @@
 // adds also move the residual stream, which each new block starts from; set_stream() moves it
 // after a post-norm. The planner follows these edges; it never infers them.
 #pragma once
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -100,7 +99,7 @@ class ModelBuilder {
   Sequence sequence_ = Sequence::source;
   ValueId cursor_ = kNoValue, stream_ = kNoValue;
   std::optional<std::vector<ValueId>> pending_;
-  std::map<std::string, NodeRef> owners_;
+  std::vector<NodeRef> owners_;  // by tensor index: the node that owns it (tied aliases: none)
 };
 
 }  // namespace cardfit
