@@ -126,11 +126,11 @@ void mlp_block(ModelBuilder& b, const MlpSpec& s) {
       b.reads({gate, b.cursor()});
     }
     b.gated_activation(p + "act", s.intermediate, s.act);
-    b.model().blocks.back().nodes.back().ffn_activation = true;
+    if (Node* act = b.last_node()) act->ffn_activation = true;
   } else {
     b.linear(p + s.up, s.hidden, s.intermediate, l);
     b.activation(p + "act", s.intermediate, s.act);
-    b.model().blocks.back().nodes.back().ffn_activation = true;
+    if (Node* act = b.last_node()) act->ffn_activation = true;
   }
   b.linear(p + s.down, s.intermediate, s.hidden, l);
 }
@@ -153,32 +153,30 @@ void moe_block(ModelBuilder& b, const MoeSpec& s) {
   // holds one node per projection over all experts that each token passes through top_k times.
   auto& nodes = b.model().blocks.back().nodes;
   const size_t first = nodes.size();
-  ValueId routed = kNoValue;
-  for (int64_t e = 0; e < s.experts; ++e) {
+  auto expert = [&](int64_t e) {
     MlpSpec one = s.expert;
     one.prefix = p + s.experts_name + "." + std::to_string(e);
     one.hidden = s.hidden;
     one.intermediate = s.expert_intermediate;
     one.role = Role::expert;
-    const ModelBuilder::Mark mark = b.mark();
     b.read(x);
     mlp_block(b, one);
-    if (e > 0) {
-      b.fold_since(mark, first);  // expert e's tensors belong to expert 0's nodes
-      continue;
-    }
-    // Expert 0's nodes stand for every expert: renamed, holding all experts, top_k per token.
-    for (size_t i = first; i < nodes.size(); ++i) {
-      Node& n = nodes[i];
-      n.name = p + s.experts_name + ".*." + n.name.substr(n.name.rfind('.') + 1);
-      n.params = checked_mul(n.params, s.experts, "the expert parameters");
-      n.experts = s.experts;
-      n.active = s.top_k;
-      b.model().values[size_t(n.output)].width = checked_mul(n.out, s.top_k, "the expert width");
-    }
-    nodes.back().routed_output = true;
-    routed = nodes.back().output;
+  };
+  expert(0);
+  // Expert 0's nodes stand for every expert: renamed, holding all experts, top_k per token.
+  for (size_t i = first; i < nodes.size(); ++i) {
+    Node& n = nodes[i];
+    n.name = p + s.experts_name + ".*." + n.name.substr(n.name.rfind('.') + 1);
+    n.params = checked_mul(n.params, s.experts, "the expert parameters");
+    n.experts = s.experts;
+    n.active = s.top_k;
+    b.model().values[size_t(n.output)].width = checked_mul(n.out, s.top_k, "the expert width");
   }
+  nodes.back().routed_output = true;
+  const ValueId routed = nodes.back().output;
+  b.begin_fold(first);  // the other experts' tensors belong to expert 0's nodes
+  for (int64_t e = 1; e < s.experts; ++e) expert(e);
+  b.end_fold();
   b.read(routed);
 
   if (s.shared_experts > 0) {

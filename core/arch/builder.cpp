@@ -32,25 +32,25 @@ NodeRef ModelBuilder::owner_of(const std::string& tensor_name) const {
   throw Error(ErrorCode::internal, "no node owns tensor " + tensor_name);
 }
 
-ModelBuilder::Mark ModelBuilder::mark() {
-  return Mark{current().nodes.size(), model_.values.size(), model_.tensors.size(), cursor_};
+void ModelBuilder::begin_fold(size_t into) {
+  fold_into_ = int64_t(into);
+  fold_count_ = 0;
 }
 
-void ModelBuilder::fold_since(const Mark& m, size_t into) {
-  Block& blk = current();
-  const int bi = int(model_.blocks.size()) - 1;
-  for (size_t t = m.tensors; t < model_.tensors.size(); ++t) {
-    NodeRef& owner = owners_[t];
-    owner.node = int(into + (size_t(owner.node) - m.nodes));
-    owner.block = bi;
-  }
-  blk.nodes.resize(m.nodes);
-  model_.values.resize(m.values);
-  cursor_ = m.cursor;
+void ModelBuilder::end_fold() { fold_into_ = -1; }
+
+Node* ModelBuilder::last_node() {
+  if (folding() || current().nodes.empty()) return nullptr;
+  return &current().nodes.back();
 }
 
 void ModelBuilder::push(Node n, int64_t width) {
   Block& blk = current();
+  if (folding()) {  // the node this one repeats already stands for it
+    ++fold_count_;
+    pending_.reset();
+    return;
+  }
   if (pending_) n.inputs = std::move(*pending_);
   else if (n.inputs.empty() && cursor_ != kNoValue) n.inputs = {cursor_};
   pending_.reset();
@@ -85,7 +85,8 @@ int64_t ModelBuilder::tensor(const std::string& name, Shape shape, Role role, bo
   int64_t n = t.count();
   // Each primitive adds its tensors just before its node: that node will own them.
   owners_.resize(model_.tensors.size());
-  owners_.push_back(NodeRef{int(model_.blocks.size()) - 1, int(current().nodes.size())});
+  const auto node = folding() ? size_t(fold_into_ + fold_count_) : current().nodes.size();
+  owners_.push_back(NodeRef{int(model_.blocks.size()) - 1, int(node)});
   model_.tensors.push_back(std::move(t));
   return n;
 }

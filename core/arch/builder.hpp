@@ -53,16 +53,14 @@ class ModelBuilder {
   /// The node that owns a parameter tensor (by checkpoint name), for typed references.
   NodeRef owner_of(const std::string& tensor_name) const;
 
-  /// A point in the build of the current block, for folding repeats (MoE experts).
-  struct Mark {
-    size_t nodes = 0, values = 0, tensors = 0;
-    ValueId cursor = kNoValue;
-  };
-  Mark mark();
-  /// Drops the nodes (and their values) added to the current block since `m`, keeping their
-  /// tensors: the k-th dropped node's tensors are then owned by node `into + k`, which stands for
-  /// all the copies. The cursor returns to where it was at `m`.
-  void fold_since(const Mark& m, size_t into);
+  /// Folding repeats (MoE experts 1..E-1): until end_fold(), primitives add their tensors but no
+  /// node, and the k-th primitive's tensors are owned by node `into + k` of the current block, which
+  /// stands for every copy. The cursor is left where it was.
+  void begin_fold(size_t into);
+  void end_fold();
+  bool folding() const { return fold_into_ >= 0; }
+  /// The node the last primitive added (nullptr while folding: it added none).
+  Node* last_node();
 
   /// A parameter tensor of the checkpoint; returns the number of elements.
   int64_t tensor(const std::string& name, Shape shape, Role role, bool linear = false);
@@ -100,6 +98,7 @@ class ModelBuilder {
   ValueId cursor_ = kNoValue, stream_ = kNoValue;
   std::optional<std::vector<ValueId>> pending_;
   std::vector<NodeRef> owners_;  // by tensor index: the node that owns it (tied aliases: none)
+  int64_t fold_into_ = -1, fold_count_ = 0;
 };
 
 }  // namespace cardfit
