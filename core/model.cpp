@@ -212,6 +212,7 @@ std::string structural_signature(const Block& b) {
 }
 
 int64_t Model::parameter_count() const {
+  if (traced_parameters >= 0) return traced_parameters;
   int64_t n = 0;
   for (const auto& t : tensors)
     if (t.tied_to.empty()) n = checked_add(n, t.count(), "the parameter count");

@@ -230,6 +230,10 @@ struct Model {
   std::vector<ValueInfo> values;  // the dataflow graph's values, indexed by ValueId
   ModelFacts facts;
 
+  // The parameter count, fixed once trace_model has the final inventory (-1 before): the planner
+  // asks for it many times per plan, and a DeepSeek-class model lists ~100,000 tensors.
+  int64_t traced_parameters = -1;
+
   const Node& node(NodeRef r) const { return blocks[size_t(r.block)].nodes[size_t(r.node)]; }
   int64_t parameter_count() const;  // tied tensors counted once
   int64_t buffer_count() const;

@@ -98,6 +98,7 @@ Model trace_model(const Config& cfg) {
     if (f.model_type == type) family = &f;
   Model m = family ? family->trace(cfg) : families::generic_decoder(cfg);
   derive_dims(m);  // the graph is the one source of the structural dimensions
+  m.traced_parameters = m.parameter_count();  // the inventory is final from here on
   read_common_facts(cfg, m);
   return m;
 }
