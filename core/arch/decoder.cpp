@@ -2,6 +2,7 @@
 #include "decoder.hpp"
 
 #include "../error.hpp"
+#include "layer_types.hpp"
 
 namespace cardfit {
 
@@ -62,24 +63,11 @@ void pre_norm_decoder_layer(ModelBuilder& b, const DecoderLayerSpec& s) {
 
 std::vector<int64_t> layer_windows(const Config& c, int64_t layers, int64_t window,
                                    const std::function<bool(int layer)>& slides) {
+  const std::vector<std::string> types =
+      read_layer_types(c, layers, {"full_attention", "sliding_attention"},
+                       [&](int64_t i) { return slides(int(i)) ? "sliding_attention" : "full_attention"; });
   std::vector<int64_t> out;
-  const std::vector<std::string> types = c.string_list("layer_types");
-  if (types.empty()) {
-    for (int i = 0; i < layers; ++i) out.push_back(slides(i) ? window : 0);
-    return out;
-  }
-  require(int64_t(types.size()) == layers, c, "layer_types",
-          "layer_types lists " + std::to_string(types.size()) + " layers, but num_hidden_layers is " +
-              std::to_string(layers) + ".");
-  for (size_t i = 0; i < types.size(); ++i) {
-    if (types[i] != "full_attention" && types[i] != "sliding_attention")
-      throw Error(ErrorCode::field_range,
-                  "layer_types[" + std::to_string(i) + "] is \"" + types[i].substr(0, 64) +
-                      "\": this model type's layers are \"full_attention\" or \"sliding_attention\"; a "
-                      "different mixer is not traced as attention.",
-                  c.path_of("layer_types") + "[" + std::to_string(i) + "]");
-    out.push_back(types[i] == "sliding_attention" ? window : 0);
-  }
+  for (const auto& t : types) out.push_back(window_of(t, window));
   return out;
 }
 

@@ -70,10 +70,9 @@ struct DecoderLayerSpec {
 };
 void pre_norm_decoder_layer(ModelBuilder& b, const DecoderLayerSpec& spec);
 
-/// The attention window of every layer: from `layer_types` when the config has it (one entry per
-/// layer, "full_attention" or "sliding_attention"; any other value is Error(field_range) naming it,
-/// so a mixer cardfit does not model is refused, never traced as attention), else
-/// `slides(layer)`. Sliding layers get `window`.
+/// The attention window of every layer of an attention-only model: read_layer_types (layer_types.hpp)
+/// with "full_attention" / "sliding_attention" allowed, so a mixer cardfit does not model is
+/// refused, never traced as attention; absent, `slides(layer)`. Sliding layers get `window`.
 std::vector<int64_t> layer_windows(const Config& c, int64_t layers, int64_t window,
                                    const std::function<bool(int layer)>& slides);
 
