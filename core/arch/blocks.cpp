@@ -243,6 +243,7 @@ void fused_moe_block(ModelBuilder& b, const FusedMoeSpec& s) {
   router.in = s.hidden;
   router.out = s.experts;
   router.params = b.tensor(router.name + ".weight", {s.experts, s.hidden}, Role::router, false);
+  if (s.router_bias) router.params += b.tensor(router.name + ".bias", {s.experts}, Role::router);
   b.node(router);
 
   auto projection = [&](const std::string& name, int64_t in, int64_t out) {
@@ -258,8 +259,10 @@ void fused_moe_block(ModelBuilder& b, const FusedMoeSpec& s) {
     const int64_t rows = checked_mul(s.experts, s.intermediate, "the fused expert rows");
     Shape shape;
     if (s.layout == FusedExpertLayout::rows) shape = {rows, s.hidden};
+    else if (s.layout == FusedExpertLayout::stacked_in_out) shape = {s.experts, in, out};
     else shape = {s.experts, out, in};
     n.params = b.tensor(n.name, shape, Role::expert, false);
+    if (s.biases) n.params += b.tensor(n.name + "_bias", {s.experts, out}, Role::expert);
     b.node(std::move(n));
   };
   if (!s.gate_up.empty()) {
@@ -287,6 +290,14 @@ void fused_moe_block(ModelBuilder& b, const FusedMoeSpec& s) {
   b.node(std::move(act));
   projection(s.down, s.intermediate, s.hidden);
   b.model().blocks.back().nodes.back().routed_output = true;
+  if (s.weighted_sum) {
+    Node combine;
+    combine.name = p + "experts.combine";
+    combine.op = Op::other;
+    combine.detail = "moe_weighted_sum";
+    combine.in = combine.out = s.hidden;
+    b.node(std::move(combine));
+  }
 }
 
 }  // namespace cardfit

@@ -86,6 +86,7 @@ void lm_head(ModelBuilder& b, const std::string& name, int64_t hidden, int64_t v
 enum class FusedExpertLayout {
   rows,     // DBRX: each of w1/v1/w2 is [experts * intermediate, hidden] (w2 used transposed)
   stacked,  // [experts, out, in] per projection
+  stacked_in_out,  // [experts, in, out] per projection (gpt-oss, Llama 4: used as x @ W[e])
 };
 struct FusedMoeSpec {
   std::string prefix;              // "transformer.blocks.0.ffn"
@@ -94,8 +95,12 @@ struct FusedMoeSpec {
   std::string gate = "experts.mlp.w1", up = "experts.mlp.v1", down = "experts.mlp.w2";
   FusedExpertLayout layout = FusedExpertLayout::rows;
   std::string act = "silu";
-  std::string gate_up;             // non-empty (stacked layout only): one [experts, 2 * intermediate,
-                                   // hidden] projection making gate and up (GraniteMoE input_linear)
+  std::string gate_up;             // non-empty (stacked layouts only): one projection of 2 * intermediate
+                                   // making gate and up (GraniteMoE input_linear, gpt-oss gate_up_proj)
+  bool router_bias = false;        // the router's nn.Linear has a bias (gpt-oss)
+  bool biases = false;             // each projection has a stacked bias "<name>_bias" [experts, out]
+  bool weighted_sum = false;       // a node for the routing-weighted sum over top_k (before a shared
+                                   // expert beside it)
 };
 /// Router, then gate and up projections, the gated activation and the down projection, each one
 /// node holding every expert (experts = E, active = top_k).

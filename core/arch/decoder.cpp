@@ -1,7 +1,6 @@
 // Standard decoder keys and the shared pre-norm layer.
 #include "decoder.hpp"
 
-#include "../error.hpp"
 #include "layer_types.hpp"
 
 namespace cardfit {

@@ -2,10 +2,9 @@
 // layers whose attention has q/k/v/o biases (attention_bias) and a learned sink logit per head
 // (self_attn.sinks [heads]); layer_types alternate sliding (sliding_window) and full attention. The
 // MLP is an MoE: router with a bias, experts stored as stacked parameters with biases
-// (biased_experts.hpp). GptOssConfig: num_local_experts=128, num_experts_per_tok=4, head_dim=64,
+// (fused_moe_block, stacked_in_out with biases). GptOssConfig: num_local_experts=128, num_experts_per_tok=4, head_dim=64,
 // sliding_window=128, tie_word_embeddings=False; layer_types default: even layers slide.
 // The published checkpoints store the experts' weights MXFP4-packed (see the note below).
-#include "../biased_experts.hpp"
 #include "../decoder.hpp"
 #include "../layer_types.hpp"
 #include "families.hpp"
@@ -34,8 +33,10 @@ Model gpt_oss(const Config& c) {
                         .window = window_of(types[size_t(i)], d.sliding_window), .sinks = "sinks"});
     b.residual(p + ".residual_attn", d.hidden);
     b.norm(p + ".post_attention_layernorm", d.hidden, NormKind::rmsnorm);
-    biased_stacked_experts(b, {.prefix = p + ".mlp", .hidden = d.hidden, .experts = experts, .top_k = top_k,
-                               .intermediate = d.intermediate});
+    fused_moe_block(b, {.prefix = p + ".mlp", .hidden = d.hidden, .experts = experts, .top_k = top_k,
+                        .intermediate = d.intermediate, .router = "router", .down = "experts.down_proj",
+                        .layout = FusedExpertLayout::stacked_in_out, .act = "swiglu_clamped",
+                        .gate_up = "experts.gate_up_proj", .router_bias = true, .biases = true, .weighted_sum = true});
     b.residual(p + ".residual_mlp", d.hidden);
   });
   if (c.has_object("quantization_config") && c.child("quantization_config").string_or("quant_method", "") == "mxfp4")

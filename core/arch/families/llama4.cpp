@@ -3,12 +3,11 @@
 // parameters. Layers in moe_layers (default every interleave_moe_layer_step-th) are MoE: a bias-free
 // router feed_forward.router [experts, hidden], experts stored stacked input-major
 // (feed_forward.experts.gate_up_proj [E, hidden, 2 * intermediate_size], down_proj [E,
-// intermediate_size, hidden]; biased_experts.hpp without biases) and a shared_expert MLP of
+// intermediate_size, hidden]; fused_moe_block, stacked_in_out) and a shared_expert MLP of
 // intermediate_size beside them; the other layers are a dense MLP of intermediate_size_mlp. RoPE
 // layers (no_rope_layers[i] == 1) attend in chunks of attention_chunk_size, which bounds their cache.
 #include <algorithm>
 
-#include "../biased_experts.hpp"
 #include "../decoder.hpp"
 #include "families.hpp"
 
@@ -45,8 +44,10 @@ Model llama4_text(const Config& c) {
     b.norm(p + ".post_attention_layernorm", d.hidden, NormKind::rmsnorm);
     const std::string f = p + ".feed_forward";
     if (std::find(moe_layers.begin(), moe_layers.end(), i) != moe_layers.end()) {
-      biased_stacked_experts(b, {.prefix = f, .hidden = d.hidden, .experts = experts, .top_k = top_k,
-                                 .intermediate = d.intermediate, .act = act, .biases = false, .router_bias = false});
+      fused_moe_block(b, {.prefix = f, .hidden = d.hidden, .experts = experts, .top_k = top_k,
+                          .intermediate = d.intermediate, .router = "router", .down = "experts.down_proj",
+                          .layout = FusedExpertLayout::stacked_in_out, .act = act,
+                          .gate_up = "experts.gate_up_proj", .weighted_sum = true});
       mlp_block(b, {.prefix = f + ".shared_expert", .hidden = d.hidden, .intermediate = d.intermediate, .act = act});
     } else {
       mlp_block(b, {.prefix = f, .hidden = d.hidden, .intermediate = dense_inter, .act = act});
