@@ -44,10 +44,12 @@ Model llama4_text(const Config& c) {
     b.norm(p + ".post_attention_layernorm", d.hidden, NormKind::rmsnorm);
     const std::string f = p + ".feed_forward";
     if (std::find(moe_layers.begin(), moe_layers.end(), i) != moe_layers.end()) {
+      const ValueId x = b.cursor();  // the routed experts and the shared expert both read x
       fused_moe_block(b, {.prefix = f, .hidden = d.hidden, .experts = experts, .top_k = top_k,
                           .intermediate = d.intermediate, .router = "router", .down = "experts.down_proj",
                           .layout = FusedExpertLayout::stacked_in_out, .act = act,
                           .gate_up = "experts.gate_up_proj", .weighted_sum = true});
+      b.read(x);
       mlp_block(b, {.prefix = f + ".shared_expert", .hidden = d.hidden, .intermediate = d.intermediate, .act = act});
     } else {
       mlp_block(b, {.prefix = f, .hidden = d.hidden, .intermediate = dense_inter, .act = act});
