@@ -4,6 +4,7 @@
 // events per mode, the checks at batch 1 and above). Keys are written in nlohmann's (sorted) order
 // so the text is byte-identical to the tree-built report's. Formats only; computes nothing.
 #include <algorithm>
+#include <array>
 #include <map>
 
 #include "json_writer.hpp"
@@ -133,11 +134,19 @@ void params_section(JsonWriter& w, const Model& m) {
   }
   w.end_array();
   w.field("buffers_total", m.buffer_count());
-  std::map<std::string, int64_t> by_role;
+  // Summed by the Role enum (a tensor list can be ~100,000 long), then written in name order.
+  std::array<int64_t, size_t(Role::other) + 1> by_role{};
+  std::array<bool, size_t(Role::other) + 1> seen{};
   for (const auto& t : m.tensors)
-    if (t.tied_to.empty()) by_role[role_name(t.role)] += t.count();
+    if (t.tied_to.empty()) {
+      by_role[size_t(t.role)] = checked_add(by_role[size_t(t.role)], t.count(), "a role's parameters");
+      seen[size_t(t.role)] = true;
+    }
+  std::map<std::string_view, int64_t> named;
+  for (size_t r = 0; r < by_role.size(); ++r)
+    if (seen[r]) named[role_name(Role(r))] = by_role[r];
   w.key("by_role").begin_object();
-  for (const auto& [role, n] : by_role) w.field(role, n);
+  for (const auto& [role, n] : named) w.field(role, n);
   w.end_object();
   w.field("tensor_count", m.tensors.size()).field("total", m.parameter_count());
   w.end_object();
