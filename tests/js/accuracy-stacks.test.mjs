@@ -111,7 +111,7 @@ test('points.json reads every stack point: options, an exclusion, or the options
       assert.ok(Array.isArray(p.needs) && p.needs.length > 0, `${m.id}: needs`);
       for (const k of p.needs) {
         const name = k.split('=')[0];
-        assert.ok(PLANNED_OPTIONS.includes(name) || UNPLANNED_OPTIONS.includes(name) || k === 'grad_ckpt=selective', `${m.id}: need ${k}`);
+        assert.ok(PLANNED_OPTIONS.includes(name) || UNPLANNED_OPTIONS.includes(name) || ['grad_ckpt=selective', 'optimizer=muon'].includes(k), `${m.id}: need ${k}`);
         assert.ok(name in p.intended_options, `${m.id}: need ${k} has no intended value`);
       }
     }
