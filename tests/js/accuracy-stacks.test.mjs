@@ -29,7 +29,7 @@ const SCHEMA_OPTIONS = ['mode', 'seq', 'batch', 'serve_seq', 'grad_accum', 'prec
   'lora_targets', 'qlora_quant', 'double_quant', 'serve_dtype', 'kv_dtype', 'gpus', 'lora_dropout'];
 const PLANNED_OPTIONS = ['stack', 'loss', 'optimizer_in_backward', 'paged_optimizer', 'parallel', 'offload_optimizer', 'engine',
   'gpu_memory_utilization', 'max_model_len', 'gguf_type'];
-const UNPLANNED_OPTIONS = ['compile', 'context_parallel', 'phase'];
+const UNPLANNED_OPTIONS = ['compile', 'context_parallel', 'float8', 'phase'];
 
 // Reserved for an independent evaluation: none of these may be a source here.
 const RESERVED = [
