@@ -22,6 +22,7 @@ struct BlockStepBytes {
   int64_t forward = 0, backward = 0;                 // working sets of its passes
   int64_t dequant_forward = 0, dequant_backward = 0;  // dequantized weights while it runs (fixed)
   int64_t grads = 0;      // its gradients (fixed)
+  int64_t step_temp = 0;  // optimizer in backward: the temporary of its largest tensor's step (fixed)
 };
 
 struct TrainingStepBytes {
@@ -33,6 +34,12 @@ struct TrainingStepBytes {
   int64_t ds_buckets = 0;    // DeepSpeed's per-backward buckets (fixed)
   int64_t total_grads = 0;
   int64_t optimizer_temporaries = 0;
+  // Policies of the stack (stacks.hpp). grads_per_block: each block's gradients leave when its
+  // backward ends (optimizer in backward steps and frees them; optimizer offload copies them out),
+  // so no full gradient set exists. offload_acts: what blocks save for backward lives on the host
+  // except the running block's (and, in backward, the next one's, prefetched).
+  bool grads_per_block = false;
+  bool offload_acts = false;
 };
 
 /// Totals of an event's components (checked).
