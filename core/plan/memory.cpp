@@ -550,7 +550,9 @@ MemoryModel::MemoryModel(const Model& m, const Options& given, Mode mode, int64_
   // ones on the host; gradients leave block by block when the step runs in backward or offloaded.
   TrainingStepBytes step;
   step.grads_per_block = pol.optimizer_in_bwd || pol.optimizer_offload;
-  step.offload_acts = pol.activation_offload;
+  // torchtune refuses activation offloading without checkpointing (full_finetune_single_device),
+  // and Unsloth's offload is part of its checkpointing: it applies under grad_ckpt only.
+  step.offload_acts = pol.activation_offload && s.grad_ckpt;
   if (pol.optimizer_offload) {
     oc = OptimizerCost{};
   } else if (pol.paged_optimizer) {

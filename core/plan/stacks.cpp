@@ -193,9 +193,10 @@ std::vector<PolicyAssumption> stack_assumptions(const Options& o, int64_t paged_
       "optimizer_offload", p.optimizer_offload ? "true" : "false",
       from(o.optimizer_offload.has_value()) + "; DeepSpeed runtime/zero/stage_1_and_2.py (cpu_offload)");
   add("activation_offload",
-      p.activation_offload ? "Activation offload (torchtune OffloadActivations): tensors saved for backward go to "
-                             "host memory; the GPU holds the running block's and, in backward, the next block's "
-                             "(prefetched); weights' casts stay."
+      p.activation_offload ? "Activation offload (torchtune OffloadActivations; Unsloth's offloaded checkpointing), "
+                             "with grad_ckpt only (torchtune refuses it without): what blocks save for backward "
+                             "goes to host memory; the GPU holds the running block's and, in backward, the next "
+                             "block's (prefetched); weights' casts stay."
                            : "Saved activations stay on the GPU.",
       "activation_offload", p.activation_offload ? "true" : "false",
       from(o.activation_offload.has_value()) + "; torchtune training/_activation_offloading.py OffloadActivations");
