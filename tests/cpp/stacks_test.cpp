@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "arch/registry.hpp"
@@ -301,4 +302,34 @@ TEST_CASE("the stack options are in the schema the CLI and the page derive from"
   }
   CHECK(by_name["stack"]["values"] == nlohmann::json({"hf", "torchtune", "litgpt", "unsloth", "axolotl", "llamafactory"}));
   CHECK(by_name["stack"]["flag"] == "--stack");
+}
+
+TEST_CASE("every golden model plans under every stack in every mode, its components summing to the peak") {
+  const char* option_sets[] = {
+      R"({"stack": "torchtune", "grad_ckpt": true, "activation_offload": true, "ckpt_every": 2})",
+      R"({"stack": "litgpt"})", R"({"stack": "unsloth", "grad_ckpt": true, "compile": false})",
+      R"({"stack": "llamafactory", "optimizer_offload": true, "checkpoint_dtype": "fp32"})",
+      R"({"loss": "chunked", "loss_chunks": 3, "paged_optimizer": true, "optimizer": "adamw8bit", "grad_accum": 2})"};
+  for (const auto& e : std::filesystem::directory_iterator(CARDFIT_GOLDEN_DIR)) {
+    if (e.path().extension() != ".json") continue;
+    INFO(e.path().filename().string());
+    const Model m = trace_golden(e.path().filename().string());
+    for (const char* text : option_sets) {
+      INFO(text);
+      const Options o = parse_options(text);
+      for (Mode mode : all_modes) {
+        const M mm(m, o, mode, 256, kOv);
+        const MemoryPlan p = mm.at(2);
+        int64_t sum = 0;
+        for (const auto& c : p.components) sum += c.bytes;
+        CHECK(sum == p.peak_bytes);
+        CHECK(p.peak_bytes > 0);
+        bool non_negative = true;  // the offload differences and the paged split never go below zero
+        for (const auto& ev : mm.events())
+          for (int c = 0; c < M::kComponents; ++c)
+            non_negative = non_negative && ev.fixed[size_t(c)] >= 0 && ev.per_sample[size_t(c)] >= 0;
+        CHECK(non_negative);
+      }
+    }
+  }
 }
