@@ -38,9 +38,9 @@ export interface PlanOptions {
   optimizer_in_bwd?: boolean;
   /** bitsandbytes paged optimizer: states in unified memory, outside the torch allocator. Default: the stack's (hf: false). CLI: `--paged-optimizer true|false`. */
   paged_optimizer?: boolean;
-  /** Optimizer states and step on the host (DeepSpeed offload_optimizer on one GPU). Default: the stack's (hf: false). CLI: `--optimizer-offload true|false`. */
+  /** Optimizer states and step on the host (DeepSpeed offload_optimizer on one GPU). Default: false (no stack presets it). CLI: `--optimizer-offload true|false`. */
   optimizer_offload?: boolean;
-  /** Saved activations offloaded to the host (torchtune OffloadActivations). Default: the stack's (hf: false). CLI: `--activation-offload true|false`. */
+  /** With grad_ckpt: saved activations offloaded to the host (torchtune OffloadActivations). Default: the stack's (hf: false; unsloth: true). CLI: `--activation-offload true|false`. */
   activation_offload?: boolean;
   /** With grad_ckpt: checkpoint every k-th layer (torchtune selective activation checkpointing). An integer in [1, 4096]. Default: 1: every layer. CLI: `--ckpt-every K`. */
   ckpt_every?: number;
