@@ -578,6 +578,10 @@ MemoryModel::MemoryModel(const Model& m, const Options& given, Mode mode, int64_
   step.ds_buckets = mul(opt.deepspeed_bucket, 4);
   step.head_block = head_block;
   step.logits_forward = lf;
+  // Liger's forward allocates the trained head's weight gradient (zeros_like(weight)) before the
+  // backward, which then hands it to the head as its gradient (counted with the gradients there).
+  if (head && pol.loss == LossKind::fused && (full || is_saved_module(*head, opt)))
+    step.head_grad_early = mul(mul(head->in, head->out), full ? s.master : (s.quantized ? 2 : s.base));
   step.logits_backward = lb;
   step.logits_grad = lg;
   step.total_grads = total_grads;

@@ -154,8 +154,8 @@ std::vector<PolicyAssumption> stack_assumptions(const Options& o, int64_t paged_
                   "whole; forward computes the input gradient (tokens × hidden, 16-bit) and an fp32 loss per "
                   "token, over chunks of 2^ceil(log2(tokens / ceil(vocab / hidden))) tokens of 16-bit logits "
                   "(planned at twice tokens / ceil(vocab / hidden) per sample, an upper bound); Cut Cross-Entropy "
-                  "holds less (a logsumexp per token, tiles in SRAM). Liger's early gradient of a trained head is "
-                  "counted at the head's backward, as without it.";
+                  "holds less (a logsumexp per token, tiles in SRAM). A trained head's weight gradient is allocated "
+                  "in Liger's forward (zeros_like(weight)), so it is held from the loss on.";
       break;
   }
   add("loss", loss_text, "loss", loss_value,

@@ -30,6 +30,7 @@ struct TrainingStepBytes {
   MemoryModel::Event base;   // resident at every moment (weights, states, workspace, buckets...)
   int head_block = -1;       // the block holding the vocabulary head
   int64_t logits_forward = 0, logits_backward = 0, logits_grad = 0;  // per sample
+  int64_t head_grad_early = 0;  // fixed: a fused loss's head gradient, made in forward (Liger)
   bool accum = false;        // gradient accumulation: gradients already in `base`
   int64_t ds_buckets = 0;    // DeepSpeed's per-backward buckets (fixed)
   int64_t total_grads = 0;

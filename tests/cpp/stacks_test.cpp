@@ -72,7 +72,12 @@ TEST_CASE("fused loss: the logits at the loss are an fp32 loss per token, the in
   const int64_t chunk = 2 * ((T + inc - 1) / inc) * kVocab * 2;
   CHECK(b.per_sample[M::kLogitsC] == T * 4 + T * kHidden * 2 + chunk);
   CHECK(a.per_sample[M::kLogitsC] - b.per_sample[M::kLogitsC] > T * kVocab * 9);  // nearly all of it gone
+  // The head's fp32 weight gradient, made in Liger's forward (zeros_like(weight)).
+  CHECK(a.fixed[M::kLogitsC] == 0);
+  CHECK(b.fixed[M::kLogitsC] == kVocab * kHidden * 4);
   same_except(a, b, {M::kLogitsC});
+  // A frozen head (LoRA) gets none.
+  CHECK(moment(model_of(R"({"loss": "fused"})", Mode::lora, T), "loss").fixed[M::kLogitsC] == 0);
   // Backward of the loss: the input gradient alone, no logits.
   CHECK(moment(fused, "backward of the loss (log_softmax)").per_sample[M::kLogitsC] == T * kHidden * 2);
 }
