@@ -555,11 +555,15 @@ MemoryModel::MemoryModel(const Model& m, const Options& given, Mode mode, int64_
   step.offload_acts = pol.activation_offload && s.grad_ckpt;
   if (pol.optimizer_offload) {
     oc = OptimizerCost{};
-  } else if (pol.paged_optimizer) {
-    // bitsandbytes Optimizer8bit.get_state_buffer pages the states of tensors of 1e5+ elements;
-    // smaller ones stay in the torch allocator. Its step is one kernel: no foreach temporary.
+  } else if (pol.paged_optimizer && (opt.optimizer == Optimizer::adamw || opt.optimizer == Optimizer::adamw8bit)) {
+    // bitsandbytes PagedAdamW / PagedAdamW8bit: Optimizer8bit.get_state_buffer pages the states
+    // of tensors of 1e5+ elements, smaller ones stay in the torch allocator; 32-bit states are
+    // fp32 whatever the parameter's dtype (Optimizer2State.init_state). One kernel: no temporary.
     std::vector<Trainable> large, small;
-    for (const auto& t : trainables) (numel(t.shape) >= 100000 ? large : small).push_back(t);
+    for (Trainable t : trainables) {
+      t.bytes = 4;
+      (numel(t.shape) >= 100000 ? large : small).push_back(t);
+    }
     paged_ = optimizer_cost(opt, large, fp32_master).states;
     oc = OptimizerCost{optimizer_cost(opt, small, fp32_master).states, 0};
   }

@@ -180,11 +180,13 @@ std::vector<PolicyAssumption> stack_assumptions(const Options& o, int64_t paged_
           ? "bitsandbytes paged optimizer: the states of tensors of 1e5+ elements in CUDA unified memory "
             "(cudaMallocManaged), outside the torch allocator: not in max_memory_allocated, not in the peak, and "
             "paged out to host memory when the card is full, so they do not decide the fit (value: their bytes); "
-            "smaller tensors' states stay in the allocator. No foreach temporary."
+            "smaller tensors' states stay in the allocator; 32-bit states are fp32 whatever the parameter's "
+            "dtype. No foreach temporary. Only AdamW (32- and 8-bit) has a paged bitsandbytes version: other "
+            "optimizers are planned unpaged."
           : "Optimizer states in the torch allocator.",
       "paged_optimizer", p.paged_optimizer ? std::to_string(paged_state_bytes) + " bytes paged" : "false",
       from(o.paged_optimizer.has_value()) + "; bitsandbytes optim/optimizer.py Optimizer8bit.get_state_buffer "
-                                            "(is_paged: F.get_paged)");
+                                            "(is_paged: F.get_paged), Optimizer2State.init_state");
   add("optimizer_offload",
       p.optimizer_offload ? "Optimizer offload (DeepSpeed offload_optimizer device cpu, ZeRO-Offload on one GPU): "
                             "states, fp32 master and the step on the host; the GPU keeps the 16-bit weights and "

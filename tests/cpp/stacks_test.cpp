@@ -163,6 +163,13 @@ TEST_CASE("paged optimizer: the states leave the allocator's peak (counted apart
   // The norms' 4096 elements: uint8 states and an fp32 absmax per 256, in the allocator.
   CHECK(moment(paged8, "optimizer step").fixed[M::kStatesC] == (2 * kLayers + 1) * (2 * kHidden + kHidden / 256 * 8));
 
+  // 32-bit bitsandbytes states are fp32 even for bf16 parameters (torch.optim's would be bf16).
+  CHECK(model_of(R"({"paged_optimizer": true, "master_weights": "none"})", Mode::full).paged_bytes() == 8 * (P - norms));
+  // No paged SGD in bitsandbytes: planned unpaged.
+  const M sgd = model_of(R"({"paged_optimizer": true, "optimizer": "sgd"})", Mode::full);
+  CHECK(sgd.paged_bytes() == 0);
+  CHECK(moment(sgd, "optimizer step").fixed[M::kStatesC] == 4 * P);
+
   const M off = model_of(R"({"optimizer_offload": true})", Mode::full);
   CHECK(off.paged_bytes() == 0);
   const auto& step = moment(off, "optimizer step");
