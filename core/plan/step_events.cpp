@@ -84,7 +84,7 @@ std::vector<M::Event> training_events(const TrainingStepBytes& st) {
     e.what = "loss";
     apply(resident(before, nb, nb > 0 ? nb - 1 : 0, st.offload_acts), e, true);
     e.per_sample[M::kLogitsC] = st.logits_forward;
-    e.fixed[M::kLogitsC] = st.head_grad_early;
+    e.fixed[M::kLogitsC] = add(e.fixed[M::kLogitsC], st.head_grad_early);
     push(e);
   }
   // Backward of the loss: autocast has exited (its cache freed under checkpointing).
@@ -94,7 +94,7 @@ std::vector<M::Event> training_events(const TrainingStepBytes& st) {
     e.what = "backward of the loss (log_softmax)";
     apply(resident(before, nb, nb > 0 ? nb - 1 : 0, st.offload_acts), e, false);
     e.per_sample[M::kLogitsC] = st.logits_backward;
-    e.fixed[M::kLogitsC] = st.head_grad_early;  // from here on it is the head's gradient
+    e.fixed[M::kLogitsC] = add(e.fixed[M::kLogitsC], st.head_grad_early);  // from here on: the head's gradient
     e.fixed[M::kDdpC] = add(e.fixed[M::kDdpC], st.ds_buckets);
     push(e);
   }
