@@ -576,7 +576,7 @@ async function applyFragment(hash) {
         useExample(slot, 0);
       }
     } else if (s.hubId && !s.text) {
-      setSlot(slot, { text: '', label: s.hubId });
+      setSlot(slot, { text: '', label: s.hubId, hubId: s.hubId });  // the link's own id: its LoRA targets stay
       panels[slot].hubId.value = s.hubId;
       fetchHub(slot, s.hubId);
     } else {
