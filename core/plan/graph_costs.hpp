@@ -58,7 +58,7 @@ bool grad_ckpt_of(const Options& opt, Mode mode);
 bool grad_ckpt_defaulted_on(const Options& opt, Mode mode);
 /// The attention implementation a step in `mode` runs with: the option when given, else eager for
 /// training a model that caps attention logits (Gemma 2's attn_logit_softcapping: transformers
-/// 4.42-4.44 swapped the default sdpa for eager, later versions warn when training with anything
+/// releases from v4.42 swapped the default sdpa for eager, current ones warn when training with anything
 /// but eager; SDPA ignores the cap), sdpa otherwise.
 Attention attention_of(const Model& m, const Options& opt, Mode mode);
 /// Whether the model caps attention logits (so eager is the default in training).

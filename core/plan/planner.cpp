@@ -127,7 +127,7 @@ void add_assumptions(Plan& p, const Model& m, const Catalog& cat) {
       "probabilities per head.") +
           (eager_default
                ? " Eager by default here: the config caps attention logits (attn_logit_softcapping), which SDPA "
-                 "ignores; transformers 4.42-4.44 swapped the default sdpa for eager on such models "
+                 "ignores; transformers' first Gemma 2 releases (v4.42 on) swapped the default sdpa for eager "
                  "(Gemma2PreTrainedModel._check_and_enable_sdpa, an explicit choice kept), later versions warn when "
                  "training with anything but eager (Gemma2ForCausalLM.forward) but refuse nothing. An explicit "
                  "attention option wins."

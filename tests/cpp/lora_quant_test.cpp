@@ -60,6 +60,14 @@ TEST_CASE("LoRA on lm_head and embed_tokens: r x (in + out) parameters each, der
   const MemoryPlan p = plan_memory(m, o, Mode::lora, 1, 512, {});
   CHECK(p.trainable_params == q + 2 * 8 * (H + V));
   CHECK(component(p, "adapters") == 4 * (q + 2 * 8 * (H + V)));
+  // Through the report: the names are accepted, and the assumption names the wrapped modules.
+  const auto r = plan(example("Meta-Llama-3-8B.json"), {{"mode", "lora"}, {"lora_rank", 8}, {"lora_targets", {"lm_head", "embed_tokens"}}});
+  REQUIRE(r.contains("plan"));
+  CHECK(r["plan"]["trainable_params"] == 2 * 8 * (H + V));
+  std::string wrapped;
+  for (const auto& a : r["assumptions"])
+    if (a["id"] == "lora_head_embedding") wrapped = a["value"];
+  CHECK(wrapped == "model.embed_tokens, lm_head");
   // The default (all-linear) never adapts the head or the embedding.
   CHECK_FALSE(is_lora_target(*find_node(m, "lm_head"), Options{}));
   CHECK_FALSE(is_lora_target(*find_node(m, "model.embed_tokens"), Options{}));
@@ -130,6 +138,14 @@ TEST_CASE("bnb_version 0.39-0.43.1 keeps each 4-bit linear's 16-bit input: exact
   // already: nothing more.
   CHECK(saved_at_loss(m, old, Mode::qlora, seq) - saved_at_loss(m, now, Mode::qlora, seq) ==
         L * seq * 2 * (5 * H + I));
+  const auto assumption_value = [](const nlohmann::json& report, const char* id) {
+    for (const auto& a : report["assumptions"])
+      if (a["id"] == id) return a["value"].get<std::string>();
+    return std::string();
+  };
+  CHECK(assumption_value(plan(example("Meta-Llama-3-8B.json"), {{"mode", "qlora"}, {"bnb_version", "0.39-0.43.1"}}),
+                         "bnb_version") == "0.39-0.43.1");
+  CHECK(assumption_value(plan(example("Meta-Llama-3-8B.json"), {{"mode", "qlora"}}), "bnb_version") == "0.43.2+");
   // Without the upcast every input is 16-bit already: the same tensors LoRA keeps (no dropout),
   // nothing more; with dropout LoRA keeps the dropped-out copy, and bitsandbytes the input itself.
   now.kbit_upcast = old.kbit_upcast = false;
