@@ -110,8 +110,9 @@ std::string core_of(const Planned& p) {
   Options single = p.options, batched = p.options;
   single.batch = 1;
   batched.batch = 2;
-  const auto checks_single = run_checks(m, single, p.plan.seq);
-  const auto checks_batched = run_checks(m, batched, p.plan.seq);
+  const Card* priced = p.plan.cost.priced ? p.plan.cost.priced->card : nullptr;
+  const auto checks_single = run_checks(m, single, p.plan.seq, priced);
+  const auto checks_batched = run_checks(m, batched, p.plan.seq, priced);
   const auto& checks = p.options.batch > 1 ? checks_batched : checks_single;
   return core_report({m, p.plan, checkpoint, checks, checks_single, checks_batched});
 }

@@ -4,6 +4,9 @@
 #include <cmath>
 #include <cstdio>
 
+#include "cards.hpp"
+#include "graph_costs.hpp"
+
 namespace cardfit {
 
 namespace {
@@ -90,7 +93,7 @@ std::vector<std::string> shape_errors(const Model& m) {
   return errors;
 }
 
-std::vector<Finding> run_checks(const Model& m, const Options& opt, int64_t seq) {
+std::vector<Finding> run_checks(const Model& m, const Options& opt, int64_t seq, const Card* card) {
   std::vector<Finding> out;
   const Dims& d = m.dims;
   auto add = [&](std::string id, std::string sev, std::string msg, std::string fix) {
@@ -167,16 +170,27 @@ std::vector<Finding> run_checks(const Model& m, const Options& opt, int64_t seq)
     add("image-tokens-exceed-seq", "warning", num(images) + " image(s) of " + num(image_tokens) + " tokens each do not fit "
         "in a sequence of " + num(seq) + " tokens.", "Raise seq above " + num(images * image_tokens) +
         " (the image tokens are part of it), or plan fewer images per sample.");
-  if (opt.attention == Attention::eager && seq >= 4096)
+  const Attention attention = attention_of(m, opt, opt.mode);  // the option, else what transformers runs
+  if (attention == Attention::eager && seq >= 4096)
     add("eager-attention-long-context", "warning", "Eager attention stores a heads × seq² score matrix per layer; at " +
         num(seq) + " tokens it dominates activation memory.", "Use attn_implementation=\"sdpa\" or \"flash_attention_2\".");
   // Gemma 2 caps attention logits; PyTorch's SDPA cannot, so transformers trains it with eager
   // attention (or flash-attention >= 2.6, which implements the cap).
-  if (opt.attention == Attention::sdpa && opt.mode != Mode::serve && facts.attn_logit_softcap > 0)
+  if (attention == Attention::sdpa && opt.mode != Mode::serve && facts.attn_logit_softcap > 0)
     add("softcapping-needs-eager", "warning", "The config caps attention logits (attn_logit_softcapping " +
         dec(facts.attn_logit_softcap) + "), which SDPA does not implement: "
         "transformers trains this model with eager attention, whose heads × seq² scores this SDPA plan omits.",
         "Plan with attention=eager (what transformers uses), or flash (flash-attention 2.6+ applies the cap).");
+  // torchao float8 training runs torch._scaled_mm, which needs fp8 tensor cores (compute capability
+  // 8.9+: Ada, Hopper, Blackwell; MI300 through ROCm). data/cards.json has no "supports fp8" field:
+  // a card with a published dense fp8 rate (tflops.fp8) is taken to support it.
+  if (opt.float8 && opt.mode == Mode::full && card && !(card->fp8_tflops > 0))
+    add("float8-unsupported-card", "warning", "float8 training needs fp8 tensor cores, and the priced card " + card->name +
+        " has none (no fp8 rate in the card catalog): torchao's Float8Linear cannot run on it.",
+        "Price a card with fp8 (L4, L40S, RTX 4090, H100, H200, B200, MI300X), or plan without float8.");
+  if (opt.float8 && opt.mode != Mode::full)
+    add("float8-full-only", "info", "float8 is modelled for a full fine-tune (torchao convert_to_float8_training); "
+        "this " + std::string(mode_name(opt.mode)) + " plan ignores it.", "Plan mode full, or drop float8.");
   return out;
 }
 

@@ -19,6 +19,8 @@ struct Finding {
 /// The shape walk: empty when every node's input width matches what feeds it.
 std::vector<std::string> shape_errors(const Model& model);
 
-std::vector<Finding> run_checks(const Model& model, const Options& opt, int64_t seq);
+struct Card;
+/// `card`: the priced card, for the findings that depend on it (float8 needs fp8 tensor cores).
+std::vector<Finding> run_checks(const Model& model, const Options& opt, int64_t seq, const Card* card = nullptr);
 
 }  // namespace cardfit

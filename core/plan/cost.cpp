@@ -37,7 +37,12 @@ Flops count(const Model& m, const Options& opt, Mode mode, int64_t seq, int64_t 
       const double t = double(node_tokens(m, bi, ni, seq, dseq, images));
       const double fl = forward_flops_per_token(n, attention_context(m, bi, n, seq, dseq)) * t;
       double a = 0;
-      if (!full && is_lora_target(n, opt)) a = 2.0 * double(opt.lora_rank) * double(n.in + n.out) * double(n.active) * t;
+      if (!full && is_lora_target(n, opt)) {
+        // lora.Embedding looks A's rows up (no FLOPs) and multiplies them by B.
+        const LoraDims ld = lora_dims(n);
+        const bool lookup = n.op == Op::embedding || n.op == Op::position_embedding;
+        a = 2.0 * double(opt.lora_rank) * double(lookup ? ld.out : ld.in + ld.out) * double(n.active) * t;
+      }
       block_forward += fl + a;
       if (!recorded[bi]) {
         f.untracked += fl + a;
@@ -51,7 +56,7 @@ Flops count(const Model& m, const Options& opt, Mode mode, int64_t seq, int64_t 
     }
     f.forward += block_forward;
     if (b.domain == Domain::vision) f.vision += block_forward;
-    if (opt.grad_ckpt && checkpointable(b) && recorded[bi]) f.recompute += block_forward;
+    if (grad_ckpt_of(opt, mode) && checkpointable(b) && recorded[bi]) f.recompute += block_forward;
   }
   return f;
 }

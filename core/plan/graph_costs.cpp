@@ -45,7 +45,7 @@ StepSetup make_setup(const Model& m, const Options& opt, Mode mode) {
   s.mode = mode;
   s.options = &opt;
   s.images = images_per_sample(m, opt);
-  s.attention = opt.attention;
+  s.attention = attention_of(m, opt, mode);
   s.dropout = model_dropouts(m, opt);
   if (mode == Mode::serve) {
     s.train = false;
@@ -62,7 +62,7 @@ StepSetup make_setup(const Model& m, const Options& opt, Mode mode) {
   // Without autocast a mixed-precision engine casts the model itself (DeepSpeed: 16-bit weights,
   // fp32 master copies inside the optimizer, counted with its states).
   s.master = p == Precision::bf16 || (!s.autocast && p != Precision::fp32) ? 2 : 4;
-  s.grad_ckpt = opt.grad_ckpt;
+  s.grad_ckpt = grad_ckpt_of(opt, mode);
   s.train_base = mode == Mode::full;
   s.lora = mode == Mode::lora || mode == Mode::qlora;
   s.lora_rank = opt.lora_rank;
@@ -81,11 +81,41 @@ StepSetup make_setup(const Model& m, const Options& opt, Mode mode) {
   return s;
 }
 
+bool grad_ckpt_of(const Options& opt, Mode mode) { return opt.grad_ckpt.value_or(mode == Mode::qlora); }
+
+bool grad_ckpt_defaulted_on(const Options& opt, Mode mode) { return !opt.grad_ckpt && mode == Mode::qlora; }
+
+bool caps_attention_logits(const Model& m) { return m.facts.attn_logit_softcap > 0; }
+
+Attention attention_of(const Model& m, const Options& opt, Mode mode) {
+  if (opt.attention) return *opt.attention;
+  return mode != Mode::serve && caps_attention_logits(m) ? Attention::eager : Attention::sdpa;
+}
+
 bool is_lora_target(const Node& n, const Options& opt) {
+  const bool embedding = n.op == Op::embedding || n.op == Op::position_embedding;
+  if (n.op == Op::head || embedding) {
+    // Only when named: lora.Linear wraps the head, lora.Embedding an embedding table.
+    if (opt.lora_targets.empty() || n.out <= 0 || (embedding && n.params <= 0)) return false;
+    return name_matches(n.name, opt.lora_targets);
+  }
   if (n.op != Op::linear) return false;
   if (n.linear == LinearKind::parameter) return false;  // a bare parameter is not an nn.Linear
   if (opt.lora_targets.empty()) return n.lora;
   return name_matches(n.name, opt.lora_targets);
+}
+
+LoraDims lora_dims(const Node& n) {
+  if (n.op == Op::embedding || n.op == Op::position_embedding) return {n.params / std::max<int64_t>(1, n.out), n.out};
+  return {n.in, n.out};
+}
+
+bool is_quantized(const Node& n, const Options& opt) {
+  return is_quantized_linear(n) && (opt.quantize == QuantScope::all || is_lora_target(n, opt));
+}
+
+bool is_float8_linear(const Node& n, const Options& opt, Mode mode) {
+  return opt.float8 && mode == Mode::full && n.op == Op::linear && n.linear == LinearKind::module;
 }
 
 bool is_saved_module(const Node& n, const Options& opt) {
@@ -261,6 +291,20 @@ Ten activation(Walk& w, const Ten& x, int64_t width, ActKind kind, const StepSet
   return w.fresh(width, x.bytes);
 }
 
+// lora.Embedding: after_A = F.embedding(ids, lora_embedding_A.T) has r fp32 features per token
+// (A is fp32, F.embedding no autocast op); after_A @ lora_embedding_B keeps after_A for B's gradient,
+// under autocast as its 16-bit cast. (The ids are counted with the embedding.) No dropout: PEFT's
+// Embedding forward does not apply lora_dropout.
+void lora_embedding_saved(Walk& w, const StepSetup& s) {
+  const int after_a = s.autocast ? s.compute : s.base;  // the adapters' dtype without autocast
+  w.raw_per_token(mul(s.lora_rank, after_a));
+}
+
+// bitsandbytes releases before 0.43.2 keep a 4-bit linear's input for backward (commit 9e753741).
+bool keeps_4bit_input(const StepSetup& s) {
+  return (s.quant == QuantKind::nf4 || s.quant == QuantKind::fp4) && s.options->bnb_version == BnbVersion::v0_39;
+}
+
 // The dequantized copy of one quantized weight of `elements` while its linear runs (transient).
 struct Dequant {
   int64_t forward = 0, backward = 0;
@@ -304,6 +348,8 @@ BlockCost block_cost(const Model& m, size_t bi, const StepSetup& s, int64_t seq,
   int64_t widest = hidden;  // most elements per token live at once inside one op (working set)
   int64_t eager_scores = 0; // heads × q × k of an eager attention (per sample)
   int64_t flash_accum = 0;  // per token: fp32 dq accumulator of a flash/SDPA backward
+  int64_t head_lora_forward = 0, head_lora_backward = 0;  // per token: a LoRA'd head's transients
+  int64_t fp8_forward = 0, fp8_backward = 0;  // per token: Float8Linear's fp8 casts (1 byte each)
 
   // The tensor behind each value this block has seen, by the graph's edges.
   std::unordered_map<ValueId, Ten> tensor_of;
@@ -334,7 +380,9 @@ BlockCost block_cost(const Model& m, size_t bi, const StepSetup& s, int64_t seq,
       case Op::embedding:
       case Op::position_embedding: {
         const bool trainable = s.train_base || is_saved_module(n, opt);
-        if (s.train && trainable) w.raw_per_token(8);  // the int64 indices (embedding backward)
+        const bool lora = s.lora && is_lora_target(n, opt);
+        if (s.train && (trainable || lora)) w.raw_per_token(8);  // the int64 indices (embedding backward)
+        if (s.train && lora) lora_embedding_saved(w, s);
         const int eb = s.train_base ? s.master : s.base;
         // A table looked up from ids; one with an input adds its rows to that value.
         result = n.inputs.empty() ? w.fresh(n.out, eb) : w.fresh(n.out, std::max(input(n, 0, n.out).bytes, eb));
@@ -386,7 +434,7 @@ BlockCost block_cost(const Model& m, size_t bi, const StepSetup& s, int64_t seq,
         } else {
           src = sliced(input(n, 0, width_in), width_in, c);
         }
-        const bool quantized = s.quantized && is_quantized_linear(n);
+        const bool quantized = s.quantized && is_quantized(n, opt);
         const bool trainable = s.train_base || is_saved_module(n, opt);
         const bool lora = s.lora && is_lora_target(n, opt);
         const bool cast = s.autocast && src.bytes != c;
@@ -399,6 +447,11 @@ BlockCost block_cost(const Model& m, size_t bi, const StepSetup& s, int64_t seq,
             // keeps its input A itself (in A's dtype); its int8 transpose only when the weight
             // trains (bitsandbytes >= 0.45; earlier versions kept that transpose too).
             w.save(src);
+          } else if (quantized && keeps_4bit_input(s)) {
+            // bitsandbytes 0.39.0-0.43.1: MatMul4Bit kept its input A (ctx.tensors = (A, B)), which
+            // Linear4bit.forward made with x.to(compute_dtype): x itself when already 16-bit, else
+            // a copy of its own for each linear.
+            w.save(src.bytes == c ? src : w.fresh(width_in, c));
           } else if (quantized && s.quant == QuantKind::gptq) {
             // AutoGPTQ's dequantize-then-matmul path: the fp16 weight is kept for grad_input.
             out.fixed = add(out.fixed, mul(mul(n.in, n.out), mul(n.experts, 2)));
@@ -420,6 +473,22 @@ BlockCost block_cost(const Model& m, size_t bi, const StepSetup& s, int64_t seq,
         }
         result = w.fresh(width_out, out_bytes);
         if (n.op != Op::router && !n.vocab_head) widest = std::max(widest, add(width_in, width_out));
+        if (s.train && lora && n.vocab_head) {
+          // lora.Linear on the head: B's vocabulary-wide output and its scaled copy are live next to
+          // the base logits until they are added; in backward the logits' gradient scaled for B.
+          head_lora_forward = add(head_lora_forward, mul(width_out, 2 * c));
+          head_lora_backward = add(head_lora_backward, mul(width_out, c));
+        }
+        if (is_float8_linear(n, opt, s.mode)) {
+          // torchao Float8Linear casts the weight to fp8 in forward and again in backward (one
+          // weight at a time, transient), the input in forward, grad_output (along both dims) and
+          // the input again in backward.
+          const int64_t fp8_weight = mul(n.in, n.out);
+          out.dequant_forward = std::max(out.dequant_forward, fp8_weight);
+          if (s.train) out.dequant_backward = std::max(out.dequant_backward, fp8_weight);
+          fp8_forward = std::max(fp8_forward, width_in);
+          fp8_backward = std::max(fp8_backward, add(width_in, mul(2, width_out)));
+        }
         if (quantized) {
           const Dequant d = dequantized_bytes(s.quant, mul(n.in, n.out), src.bytes);  // one expert at a time
           out.dequant_forward = std::max(out.dequant_forward, d.forward);
@@ -525,8 +594,8 @@ BlockCost block_cost(const Model& m, size_t bi, const StepSetup& s, int64_t seq,
   // act(gate), up and their product; its backward holds their gradients).
   const int64_t stream_tok = mul(2 * hidden, s.stream);
   const int64_t inner_tok = mul(widest, c);
-  out.forward = mul(T, add(stream_tok, inner_tok));
-  out.backward = mul(T, add(add(stream_tok, inner_tok), flash_accum));
+  out.forward = mul(T, add(add(stream_tok, inner_tok), add(head_lora_forward, fp8_forward)));
+  out.backward = mul(T, add(add(add(stream_tok, inner_tok), flash_accum), add(head_lora_backward, fp8_backward)));
   if (eager_scores > 0) {
     const int64_t scores = mul(eager_scores, 4 + c);  // fp32 scores and the 16-bit probabilities
     out.forward = add(out.forward, scores);

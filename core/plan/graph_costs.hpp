@@ -50,8 +50,37 @@ bool has_vision(const Model& m);
 /// Images per sample: the option `images`, else 1 for a model with a vision tower (0 otherwise).
 int64_t images_per_sample(const Model& m, const Options& opt);
 
-/// Whether PEFT's LoRA wraps this node (the options' target names, else the node's default).
+/// The gradient checkpointing a training step in `mode` runs with: the option when given, else on
+/// for QLoRA (PEFT prepare_model_for_kbit_training: use_gradient_checkpointing=True by default
+/// calls gradient_checkpointing_enable()), off otherwise.
+bool grad_ckpt_of(const Options& opt, Mode mode);
+/// Whether the default comes from the mode (QLoRA) rather than the option: for the assumption text.
+bool grad_ckpt_defaulted_on(const Options& opt, Mode mode);
+/// The attention implementation a step in `mode` runs with: the option when given, else eager for
+/// training a model that caps attention logits (Gemma 2's attn_logit_softcapping: transformers
+/// releases from v4.42 swapped the default sdpa for eager, current ones warn when training with anything
+/// but eager; SDPA ignores the cap), sdpa otherwise.
+Attention attention_of(const Model& m, const Options& opt, Mode mode);
+/// Whether the model caps attention logits (so eager is the default in training).
+bool caps_attention_logits(const Model& m);
+
+/// Whether PEFT's LoRA wraps this node (the options' target names, else the node's default). An
+/// nn.Linear, or by name only (never by default: PEFT's "all-linear" leaves the output embeddings
+/// out) the vocabulary head (lora.Linear around it) or an nn.Embedding (lora.Embedding).
 bool is_lora_target(const Node& n, const Options& opt);
+/// The adapter's in and out features: r × (in + out) parameters. A Linear (the head too): A is
+/// r × in, B out × r. An Embedding: lora_embedding_A is r × num_embeddings, lora_embedding_B
+/// embedding_dim × r (PEFT lora.Embedding.update_layer).
+struct LoraDims {
+  int64_t in = 0, out = 0;
+};
+LoraDims lora_dims(const Node& n);
+/// Whether QLoRA quantizes this node under the options: an nn.Linear that is not the head
+/// (is_quantized_linear), and with quantize = adapted only one LoRA wraps.
+bool is_quantized(const Node& n, const Options& opt);
+/// Whether torchao's convert_to_float8_training swaps this node for a Float8Linear: a full
+/// fine-tune's nn.Linear modules but the head (torchtitan's recipes filter the output layer).
+bool is_float8_linear(const Node& n, const Options& opt, Mode mode);
 /// Whether the node is in PEFT modules_to_save (a trainable full copy of it).
 bool is_saved_module(const Node& n, const Options& opt);
 /// Whether QLoRA quantizes this node's weight (an nn.Linear that is not the head).

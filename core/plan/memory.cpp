@@ -280,6 +280,39 @@ MemoryModel::Event load_event(const Model& m, const StepSetup& s, const Policies
   return e;
 }
 
+// ---- LoRA adapters and the quantized / float8 linears (docs/memory-model.md §4) ----------------
+
+// r × (in + out) per stored expert: A and B of lora.Linear (the head too), or lora_embedding_A
+// (r × num_embeddings) and lora_embedding_B (embedding_dim × r) of lora.Embedding.
+int64_t lora_adapter_params(const Node& n, int64_t rank) {
+  const LoraDims d = lora_dims(n);
+  return mul(rank, mul(d.in + d.out, n.experts));
+}
+
+// The adapter's trainable tensors, as PEFT creates them (the optimizer's per-tensor rules read the
+// shapes), in `bytes` per element.
+void add_adapter_tensors(const Node& n, int64_t rank, int bytes, std::vector<Trainable>& out) {
+  const LoraDims d = lora_dims(n);
+  const int64_t e = n.experts;
+  out.push_back({Shape{e * rank, d.in}, bytes});
+  out.push_back({Shape{e * d.out, rank}, bytes});
+}
+
+// What autocast casts to 16 bit of an fp32 adapter per step: both matrices of lora.Linear; of
+// lora.Embedding only B (F.embedding is not an autocast op, so A is looked up in fp32, and the
+// fp32 rows are cast when they meet B in the matmul).
+int64_t adapter_cast_elements(const Node& n, int64_t rank) {
+  if (n.op == Op::embedding || n.op == Op::position_embedding) return mul(rank, lora_dims(n).out);
+  return lora_adapter_params(n, rank);
+}
+
+// Whether autocast's weight cache holds a 16-bit copy of this full fine-tune weight: a linear's,
+// unless torchao's Float8Linear runs it (its forward calls no F.linear: the fp32 weight goes
+// straight to its fp8 cast, which is not cached).
+bool weight_is_cast(const Node& n, const Options& opt, Mode mode) {
+  return (n.op == Op::linear || n.op == Op::head || n.op == Op::router) && !is_float8_linear(n, opt, mode);
+}
+
 }  // namespace
 
 int64_t allocator_reserve(int64_t peak, double f) {
@@ -291,7 +324,7 @@ int64_t lora_parameter_count(const Model& m, const Options& opt) {
   int64_t n = 0;
   for (const auto& b : m.blocks)
     for (const auto& node : b.nodes)
-      if (is_lora_target(node, opt)) n = add(n, mul(opt.lora_rank, mul(node.in + node.out, node.experts)));
+      if (is_lora_target(node, opt)) n = add(n, lora_adapter_params(node, opt.lora_rank));
   return n;
 }
 
@@ -424,7 +457,7 @@ MemoryModel::MemoryModel(const Model& m, const Options& given, Mode mode, int64_
   int64_t quantized_weights = 0, idle_trainable = 0;
   for (size_t bi = 0; bi < nb; ++bi) {
     for (const auto& n : m.blocks[bi].nodes) {
-      const bool quant = s.quantized && is_quantized_linear(n);
+      const bool quant = s.quantized && is_quantized(n, opt);
       const int64_t wel = n.op == Op::linear || n.op == Op::head ? mul(mul(n.in, n.out), n.experts) : 0;
       if (full) {
         weights[bi] = add(weights[bi], mul(n.params, s.master));
@@ -450,15 +483,13 @@ MemoryModel::MemoryModel(const Model& m, const Options& given, Mode mode, int64_
           block_trainables[bi].push_back({Shape{n.params}, s.master});
         }
       }
-      if (cast_cache && (n.op == Op::linear || n.op == Op::head || n.op == Op::router))
+      if (cast_cache && weight_is_cast(n, opt, mode))
         casts[bi] = add(casts[bi], mul(mul(mul(n.in, n.out), n.experts), 2));
       if (!full && s.lora && is_lora_target(n, opt)) {
-        const int64_t e = n.experts;
-        block_trainables[bi].push_back({Shape{e * s.lora_rank, n.in}, adapter_bytes});
-        block_trainables[bi].push_back({Shape{e * n.out, s.lora_rank}, adapter_bytes});
-        const int64_t ap = mul(s.lora_rank, mul(n.in + n.out, e));
+        add_adapter_tensors(n, s.lora_rank, adapter_bytes, block_trainables[bi]);
+        const int64_t ap = lora_adapter_params(n, s.lora_rank);
         adapters[bi] = add(adapters[bi], mul(ap, adapter_bytes));
-        if (s.autocast && adapter_bytes == 4 && c == 2) casts[bi] = add(casts[bi], mul(ap, 2));
+        if (s.autocast && adapter_bytes == 4 && c == 2) casts[bi] = add(casts[bi], mul(adapter_cast_elements(n, s.lora_rank), 2));
       }
       if (!full && is_saved_module(n, opt)) {
         // PEFT modules_to_save: a trainable copy of the module, in the base's dtype.

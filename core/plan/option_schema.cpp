@@ -58,6 +58,8 @@ constexpr auto checkpoint_dtype_values = [] {
   for (size_t i = 0; i < out.size(); ++i) out[i] = enum_name(weight_dtype_names, checkpoint_dtypes[i]);
   return out;
 }();
+constexpr auto quant_scope_values = names_of(quant_scope_names);
+constexpr auto bnb_version_values = names_of(bnb_version_names);
 constexpr auto kv_dtype_values = [] {
   std::array<std::string_view, std::size(kv_dtypes)> out{};
   for (size_t i = 0; i < out.size(); ++i) out[i] = enum_name(weight_dtype_names, kv_dtypes[i]);
@@ -97,10 +99,16 @@ constexpr OptionSpec specs[] = {
      .values = optimizer_values, .default_json = R"("adamw")", .store = put_enum<&Options::optimizer, optimizer_names>},
     {.name = "attention", .type = T::enumeration, .group = "training",
      .doc = "The attention implementation (eager materialises the score matrix).", .flag = "--attention",
-     .values = attention_values, .default_json = R"("sdpa")", .store = put_enum<&Options::attention, attention_names>},
+     .values = attention_values,
+     .default_note = "sdpa; eager for a model that caps attention logits (Gemma 2: transformers trains it eager)",
+     .store = put_enum<&Options::attention, attention_names>},
     {.name = "grad_ckpt", .type = T::boolean, .group = "training",
      .doc = "Gradient checkpointing: keep only each block's input, recompute the rest.", .flag = "--grad-ckpt",
-     .default_json = "false", .store = put_bool<&Options::grad_ckpt>},
+     .default_note = "on for QLoRA (PEFT prepare_model_for_kbit_training enables it), off otherwise",
+     .store = put_bool<&Options::grad_ckpt>},
+    {.name = "float8", .type = T::boolean, .group = "training",
+     .doc = "torchao float8 training: every nn.Linear but the head runs in fp8 (Float8Linear).", .flag = "--float8",
+     .default_json = "false", .store = put_bool<&Options::float8>},
     // stack and its policies (stacks.cpp): unset, a policy takes the stack's preset
     {.name = "stack", .type = T::enumeration, .group = "stack",
      .doc = "The training stack whose policies are planned (hf: the Hugging Face Trainer).", .flag = "--stack",
@@ -161,6 +169,10 @@ constexpr OptionSpec specs[] = {
     {.name = "qlora_quant", .type = T::enumeration, .group = "lora",
      .doc = "How QLoRA stores the frozen base: bitsandbytes NF4/FP4, LLM.int8 or GPTQ int4.", .flag = "--qlora-quant",
      .values = quant_values, .default_json = R"("nf4")", .store = put_enum<&Options::qlora_quant, quant_names>},
+    {.name = "quantize", .type = T::enumeration, .group = "lora",
+     .doc = "Which linears QLoRA quantizes: all (every nn.Linear but the head) or only the LoRA-adapted ones (the rest 16-bit).",
+     .flag = "--quantize", .values = quant_scope_values, .default_json = R"("all")",
+     .store = put_enum<&Options::quantize, quant_scope_names>},
     {.name = "modules_to_save", .type = T::names, .group = "lora",
      .doc = "PEFT modules_to_save: modules trained in full next to the adapters (e.g. lm_head).",
      .flag = "--modules-to-save", .flag_arg = "a,b,...", .default_json = "[]", .default_note = "none",
@@ -222,6 +234,10 @@ constexpr OptionSpec specs[] = {
     {.name = "double_quant", .type = T::boolean, .group = "details",
      .doc = "bitsandbytes double quantization of the 4-bit constants (bnb_4bit_use_double_quant).", .flag = "--double-quant",
      .flag_arg = "true|false", .default_json = "true", .store = put_bool<&Options::double_quant>},
+    {.name = "bnb_version", .type = T::enumeration, .group = "details",
+     .doc = "bitsandbytes release: 0.39-0.43.1 keep each 4-bit linear's input for backward, 0.43.2+ do not.",
+     .flag = "--bnb-version", .values = bnb_version_values, .default_json = R"("0.43.2+")",
+     .store = put_enum<&Options::bnb_version, bnb_version_names>},
     {.name = "kbit_upcast", .type = T::boolean, .group = "details",
      .doc = "PEFT prepare_model_for_kbit_training: non-quantized weights to fp32.", .flag = "--kbit-upcast",
      .flag_arg = "true|false", .default_json = "true", .store = put_bool<&Options::kbit_upcast>},

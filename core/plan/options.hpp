@@ -28,6 +28,14 @@ enum class LossKind { full, chunked, fused };
 /// Whether a 16-bit model without autocast keeps fp32 master weights (DeepSpeed's engines) or
 /// trains purely in 16 bit (torchtune dtype=bf16, LitGPT bf16-true).
 enum class MasterWeights { fp32, none };
+/// Which linears QLoRA quantizes: every nn.Linear but the head (bitsandbytes' replace_with_bnb_linear
+/// with its default skip list), or only those LoRA adapts (the others load 16-bit, as
+/// llm_int8_skip_modules does for the modules it names).
+enum class QuantScope { all, adapted };
+/// bitsandbytes releases by what MatMul4Bit keeps for backward: 0.39.0-0.43.1 keep the 4-bit
+/// linear's input (ctx.tensors = (A, B)); 0.43.2 on keep only the quantized weight ((None, B),
+/// commit 9e753741, 2024-07-16, PR #1270).
+enum class BnbVersion { v0_43_2, v0_39 };
 
 /// Each enum's one spelling table: *_name() reads it and the option schema (option_schema.cpp)
 /// offers exactly its names, in this order (the order error messages list them).
@@ -57,6 +65,9 @@ inline constexpr EnumName<WeightDtype> weight_dtype_names[] = {
 inline constexpr WeightDtype kv_dtypes[] = {WeightDtype::bf16, WeightDtype::fp16, WeightDtype::fp32, WeightDtype::fp8};
 inline constexpr EnumName<QuantKind> quant_names[] = {
     {QuantKind::nf4, "nf4"}, {QuantKind::fp4, "fp4"}, {QuantKind::int8, "int8"}, {QuantKind::gptq, "gptq"}};
+inline constexpr EnumName<QuantScope> quant_scope_names[] = {{QuantScope::all, "all"}, {QuantScope::adapted, "adapted"}};
+inline constexpr EnumName<BnbVersion> bnb_version_names[] = {{BnbVersion::v0_43_2, "0.43.2+"},
+                                                            {BnbVersion::v0_39, "0.39-0.43.1"}};
 inline constexpr EnumName<OptimizerImpl> optimizer_impl_names[] = {
     {OptimizerImpl::foreach, "foreach"}, {OptimizerImpl::fused, "fused"}, {OptimizerImpl::forloop, "forloop"}};
 inline constexpr EnumName<Stack> stack_names[] = {{Stack::hf, "hf"},         {Stack::torchtune, "torchtune"},
@@ -84,6 +95,8 @@ const char* attention_name(Attention a);
 const char* weight_dtype_name(WeightDtype w);
 const char* quant_name(QuantKind q);
 const char* optimizer_impl_name(OptimizerImpl i);
+const char* quant_scope_name(QuantScope q);
+const char* bnb_version_name(BnbVersion v);
 inline constexpr Mode all_modes[] = {Mode::full, Mode::lora, Mode::qlora, Mode::serve};
 
 struct Options {
@@ -95,8 +108,11 @@ struct Options {
   std::vector<std::string> lora_targets;  // empty: every linear but the head
   Optimizer optimizer = Optimizer::adamw;
   Precision precision = Precision::bf16_mixed;
-  bool grad_ckpt = false;
-  Attention attention = Attention::sdpa;
+  // Unset: the default of what runs (graph_costs.hpp grad_ckpt_of / attention_of): checkpointing on
+  // for QLoRA (PEFT prepare_model_for_kbit_training), eager attention for a model that caps
+  // attention logits (Gemma 2), sdpa otherwise. A value given always wins.
+  std::optional<bool> grad_ckpt;
+  std::optional<Attention> attention;
   WeightDtype serve_dtype = WeightDtype::bf16;
   WeightDtype kv_dtype = WeightDtype::bf16;  // bf16, fp16, fp32 or fp8 (see kv_dtype_set)
   bool kv_dtype_set = false;    // false: the KV cache takes the activation dtype (fp32 serving: fp32)
@@ -108,6 +124,9 @@ struct Options {
   QuantKind qlora_quant = QuantKind::nf4;
   bool double_quant = true;     // bnb_4bit_use_double_quant (QLoRA recipe)
   bool kbit_upcast = true;      // PEFT prepare_model_for_kbit_training: non-quantized params to fp32
+  QuantScope quantize = QuantScope::all;   // QLoRA: quantize every linear but the head, or the adapted ones
+  BnbVersion bnb_version = BnbVersion::v0_43_2;  // what bitsandbytes' MatMul4Bit keeps for backward
+  bool float8 = false;          // torchao convert_to_float8_training: nn.Linear layers (not the head) in fp8
   int64_t grad_accum = 1;       // micro-batches per optimizer step (> 1: gradients live through forward)
   int64_t deepspeed_bucket = 0;  // DeepSpeed ZeRO-1/2 reduce_bucket_size (elements); 0: not DeepSpeed
   bool autocast = true;         // torch.autocast wraps the forward (Trainer --bf16/--fp16); false: the

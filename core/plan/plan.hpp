@@ -73,6 +73,10 @@ struct Plan {
   std::vector<Assumption> assumptions;
   double borderline_factor = 1;       // estimate × this = conservative peak (docs/accuracy.md)
   Overheads overheads;                // as used (catalog defaults or options)
+  // What the requested mode runs with where the option was left unset (graph_costs.hpp grad_ckpt_of,
+  // attention_of): echoed in the report's plan section.
+  bool grad_ckpt = false;
+  Attention attention = Attention::sdpa;
 };
 
 /// The borderline factor derived by scripts/accuracy (docs/accuracy.md): the 90th percentile of

@@ -46,6 +46,50 @@ int64_t safe_peak(const MemoryModel& mm, int64_t cap, double factor) {
   return lo;
 }
 
+// The LoRA / quantization / float8 policies in effect (docs/memory-model.md §4), each with the code
+// it was read from; listed only where the plan uses them.
+template <typename Add>
+void add_lora_quant_assumptions(const Plan& p, const Model& m, Add& add) {
+  const Options& o = p.options;
+  const bool adapted_mode = o.mode == Mode::lora || o.mode == Mode::qlora;
+  std::string wrapped;
+  for (const auto& b : m.blocks)
+    for (const auto& n : b.nodes)
+      if (adapted_mode && (n.op == Op::head || n.op == Op::embedding || n.op == Op::position_embedding) &&
+          is_lora_target(n, o))
+        wrapped += (wrapped.empty() ? "" : ", ") + n.name;
+  if (!wrapped.empty())
+    add("lora_head_embedding",
+        "LoRA on " + wrapped + ": lora.Linear keeps the frozen head and adds A (r x hidden) and B (vocab x r), keeping "
+        "A's (dropped-out) input and its r-wide output, with B's vocabulary-wide output live in forward; lora.Embedding "
+        "adds lora_embedding_A (r x rows) and lora_embedding_B (dim x r), keeping the ids and the r-wide rows looked "
+        "up from A (no dropout).",
+        "lora_targets", wrapped, "PEFT src/peft/tuners/lora/layer.py (Linear, Embedding)");
+  if (o.mode == Mode::qlora && o.quantize == QuantScope::adapted)
+    add("quantize",
+        "Only the LoRA-wrapped linears are quantized; the others load in the checkpoint's 16-bit dtype (as "
+        "BitsAndBytesConfig llm_int8_skip_modules leaves the modules it names) and, with kbit_upcast, "
+        "prepare_model_for_kbit_training casts them to fp32 like every other non-quantized parameter.",
+        "quantize", quant_scope_name(o.quantize),
+        "transformers integrations/bitsandbytes.py replace_with_bnb_linear; PEFT prepare_model_for_kbit_training");
+  if (o.mode == Mode::qlora && (o.qlora_quant == QuantKind::nf4 || o.qlora_quant == QuantKind::fp4))
+    add("bnb_version",
+        o.bnb_version == BnbVersion::v0_39
+            ? "bitsandbytes 0.39.0-0.43.1: MatMul4Bit keeps its input A (ctx.tensors = (A, B)), the 16-bit "
+              "x.to(compute_dtype) of Linear4bit.forward: a copy per linear where the input is fp32."
+            : "bitsandbytes 0.43.2+: MatMul4Bit keeps only the quantized weight (ctx.tensors = (None, B)); the "
+              "input is not kept.",
+        "bnb_version", bnb_version_name(o.bnb_version),
+        "bitsandbytes bitsandbytes/autograd/_functions.py MatMul4Bit, commit 9e753741 (2024-07-16, #1270)");
+  if (o.float8 && o.mode == Mode::full)
+    add("float8",
+        "torchao Float8Linear on every nn.Linear but the head: it saves its high-precision input (the autocast "
+        "dtype) and the weight itself (no autocast cast cache for these weights), and casts weight, input and "
+        "grad_output to fp8 transiently (1 byte each) in forward and backward. A card needs fp8 tensor cores "
+        "(taken as a published fp8 rate in data/cards.json).",
+        "float8", "true", "torchao torchao/float8/float8_linear.py matmul_with_hp_or_float8_args (v0.6.0+)");
+}
+
 std::string num(double x) {
   std::ostringstream s;
   s << x;
@@ -77,15 +121,30 @@ void add_assumptions(Plan& p, const Model& m, const Catalog& cat) {
       "Gradient accumulation over more than one micro-batch keeps the gradients allocated through every forward "
       "and backward; with one, zero_grad(set_to_none=True) frees them after the step.",
       "grad_accum", std::to_string(o.grad_accum), "torch.optim.Optimizer.zero_grad");
+  const bool eager_default = !o.attention && o.mode != Mode::serve && caps_attention_logits(m);
   add("attention",
-      "SDPA/flash kernels keep q, k, v, the output and a logsumexp, never the score matrix (HF's sdpa path repeats "
+      std::string("SDPA/flash kernels keep q, k, v, the output and a logsumexp, never the score matrix (HF's sdpa path repeats "
       "K/V to every head for GQA; flash_attention_2 does not); eager attention keeps the fp32 softmax and the 16-bit "
-      "probabilities per head.",
-      "attention", attention_name(o.attention), "docs/memory-model.md#attention");
+      "probabilities per head.") +
+          (eager_default
+               ? " Eager by default here: the config caps attention logits (attn_logit_softcapping), which SDPA "
+                 "ignores; transformers' first Gemma 2 releases (v4.42 on) swapped the default sdpa for eager "
+                 "(Gemma2PreTrainedModel._check_and_enable_sdpa, an explicit choice kept), later versions warn when "
+                 "training with anything but eager (Gemma2ForCausalLM.forward) but refuse nothing. An explicit "
+                 "attention option wins."
+               : ""),
+      "attention", attention_name(p.attention),
+      eager_default ? "transformers models/gemma2/modeling_gemma2.py" : "docs/memory-model.md#attention");
+  const bool ckpt_default = grad_ckpt_defaulted_on(o, o.mode);
   add("grad_ckpt",
-      "Gradient checkpointing keeps each block's input and recomputes one block at a time in backward (its "
-      "activations, casts and working set).",
-      "grad_ckpt", o.grad_ckpt ? "true" : "false", "docs/memory-model.md#checkpointing");
+      std::string("Gradient checkpointing keeps each block's input and recomputes one block at a time in backward (its "
+      "activations, casts and working set).") +
+          (ckpt_default ? " On by default for QLoRA: PEFT's prepare_model_for_kbit_training (use_gradient_checkpointing"
+                          "=True, its default) calls gradient_checkpointing_enable(); grad_ckpt false plans without."
+                        : ""),
+      "grad_ckpt", p.grad_ckpt ? "true" : "false",
+      ckpt_default ? "PEFT src/peft/utils/other.py prepare_model_for_kbit_training" : "docs/memory-model.md#checkpointing");
+  add_lora_quant_assumptions(p, m, add);
   add("logits",
       "Loss as transformers >= 4.46 computes it: 16-bit logits upcast to fp32 inside the loss, log_softmax keeps "
       "its fp32 output; backward holds that output, its gradient and the input gradient (12 bytes per logit).",
@@ -155,6 +214,8 @@ Plan make_plan(const Model& m, const Options& options, const Catalog& cat) {
   p.seq = options.seq > 0 ? options.seq : default_seq(m);
   p.serve_seq = options.serve_seq > 0 ? options.serve_seq : (options.seq > 0 ? options.seq : default_serve_seq(m, p.seq));
   p.borderline_factor = options.borderline_factor.value_or(kBorderlineFactor);
+  p.grad_ckpt = grad_ckpt_of(options, options.mode);
+  p.attention = attention_of(m, options, options.mode);
   p.overheads = cat.overheads;
   if (options.cuda_context_bytes) p.overheads.cuda_context_bytes = *options.cuda_context_bytes;
   if (options.allocator_reserve) p.overheads.allocator_reserve_fraction = *options.allocator_reserve;

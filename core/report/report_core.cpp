@@ -34,7 +34,7 @@ void strings(JsonWriter& w, const std::vector<std::string>& s) { w.array_of(s); 
 void memory(JsonWriter& w, const MemoryPlan& p, const Plan* echo) {
   const Options* o = echo ? &echo->options : nullptr;
   w.begin_object();
-  if (o) w.field("attention", attention_name(o->attention));
+  if (o) w.field("attention", attention_name(echo->attention));
   w.field("batch", p.batch);
   if (o) w.field("borderline_factor", echo->borderline_factor);
   w.key("component_labels");
@@ -42,7 +42,7 @@ void memory(JsonWriter& w, const MemoryPlan& p, const Plan* echo) {
   w.key("components");
   sorted_object(w, p.components, [](const Component& c, JsonWriter* v) { if (v) v->value(c.bytes); return c.id; });
   if (o) {
-    w.field("grad_accum", o->grad_accum).field("grad_ckpt", o->grad_ckpt).field("images", echo->cost.images);
+    w.field("grad_accum", o->grad_accum).field("grad_ckpt", echo->grad_ckpt).field("images", echo->cost.images);
     w.field("lora_dropout", o->lora_dropout).field("lora_rank", o->lora_rank);
   }
   w.field("mode", mode_name(p.mode));

@@ -144,7 +144,7 @@ test('every option change re-plans at once, and one re-plan is timed', T, async 
   assert.match(await page.locator('#plan-status').textContent(), /Re-evaluated for the new batch/, 'a batch change needs no core call');
   await rerendered(page, () => page.locator('#opt-precision').selectOption('fp32'));
   assert.equal((await page.evaluate(() => document.querySelector('#json-report') && 1)), 1);
-  await rerendered(page, () => page.locator('#opt-grad_ckpt').check());
+  await rerendered(page, () => page.locator('#opt-grad_ckpt').selectOption('true'));  // unset: on for QLoRA only
   await rerendered(page, () => page.locator('#opt-lora_targets input[value=q_proj]').check());
   const assumptions = await page.locator('#assumptions').textContent();
   assert.match(assumptions, /fp32/);
