@@ -4,21 +4,16 @@
 // A vision_config adds the vision tower and embed_vision, an audio_config the audio tower and
 // embed_audio (gemma4_towers.hpp); an absent sub-config leaves its tower out, as Gemma4Model does.
 // Images: planned at Gemma4ImageProcessor's default budget (280 soft tokens from 2520 patches).
-#include <nlohmann/json.hpp>
-
 #include "../gemma4_towers.hpp"
 #include "../qwen_vision.hpp"  // append_renamed
 #include "../registry.hpp"
+#include "../vision.hpp"
 #include "wrappers.hpp"
 
 namespace cardfit::families {
 
 Model gemma4(const Config& c) {
-  nlohmann::json text_json = c.has("text_config") ? c.child("text_config").raw() : nlohmann::json::object();
-  text_json["model_type"] = "gemma4_text";
-  if (!text_json.contains("tie_word_embeddings")) text_json["tie_word_embeddings"] = c.boolean_or("tie_word_embeddings", true);
-  const Config text(std::make_shared<const nlohmann::json>(std::move(text_json)), c.path_of("text_config"));
-  Model language = trace_model(text);
+  Model language = trace_model(wrapped_text_config(c, "gemma4_text", true));  // Gemma4Config: tie default True
 
   ModelBuilder b(c.string_or("model_type", "gemma4"), "gemma4");
   if (c.has("vision_config")) gemma4_vision(b, read_gemma4_vision(c.child("vision_config")), language.dims.hidden);

@@ -7,8 +7,6 @@
 // qwen3_5_moe_text family (Qwen3_5Config builds its text_config class whatever model_type the
 // sub-config names), stored as "model.language_model.*" beside an untied "lm_head.*"
 // (tie_word_embeddings: top level, default False). Images: one 448 × 448 image per sample planned.
-#include <nlohmann/json.hpp>
-
 #include "../qwen_vision.hpp"
 #include "../registry.hpp"
 #include "../vision.hpp"
@@ -18,11 +16,7 @@ namespace cardfit::families {
 
 namespace {
 Model wrapper(const Config& c, const std::string& text_type, const std::string& family) {
-  nlohmann::json text_json = child_or_empty(c, "text_config").raw();
-  text_json["model_type"] = text_type;
-  if (!text_json.contains("tie_word_embeddings")) text_json["tie_word_embeddings"] = c.boolean_or("tie_word_embeddings", false);
-  const Config text(std::make_shared<const nlohmann::json>(std::move(text_json)), c.path_of("text_config"));
-  Model language = trace_model(text);
+  Model language = trace_model(wrapped_text_config(c, text_type, false));  // Qwen3_5Config: tie default False
   // Qwen3_5VisionConfig: Qwen3VLVisionConfig's defaults (depth 27, hidden 1152, patch 16, 2304 positions).
   QwenVisionSpec v = read_qwen3_vision(child_or_empty(c, "vision_config"), language.dims.hidden);
   v.deepstack.clear();
