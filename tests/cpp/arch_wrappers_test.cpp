@@ -214,7 +214,7 @@ TEST_CASE("Gemma 4 E2B wrapper: exact total, text part = gemma4_text's trace, to
   }
 }
 
-TEST_CASE("Gemma 4 E2B plans at images 1 and 0; the audio tower's weights are counted, no audio is planned") {
+TEST_CASE("Gemma 4 E2B plans at images 1 and 0: the audio tower's weights are counted, no audio is planned") {
   const json config = golden_file("gemma-4-e2b-it.json").at("config");
   const Model m = trace_json(config);
   const Model lm = text_model(config, "gemma4_text");
