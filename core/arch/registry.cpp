@@ -3,6 +3,7 @@
 
 #include "../error.hpp"
 #include "families/families.hpp"
+#include "families/wrappers.hpp"
 
 namespace cardfit {
 
@@ -83,6 +84,10 @@ const std::vector<Family>& family_registry() {
       {"whisper", families::whisper},
       {"qwen2_5_vl", families::qwen2_5_vl},
       {"qwen3_vl", families::qwen3_vl},
+      {"qwen3_5", families::qwen3_5},
+      {"qwen3_5_moe", families::qwen3_5_moe},
+      {"gemma4", families::gemma4},
+      {"mistral3", families::mistral3},
   };
   return list;
 }

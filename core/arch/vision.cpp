@@ -279,4 +279,11 @@ Config child_or_empty(const Config& cfg, const std::string& key) {
   return Config(std::make_shared<const nlohmann::json>(nlohmann::json::object()), cfg.path_of(key));
 }
 
+Config wrapped_text_config(const Config& cfg, const std::string& text_type, bool tie_default) {
+  nlohmann::json text = child_or_empty(cfg, "text_config").raw();
+  text["model_type"] = text_type;
+  if (!text.contains("tie_word_embeddings")) text["tie_word_embeddings"] = cfg.boolean_or("tie_word_embeddings", tie_default);
+  return Config(std::make_shared<const nlohmann::json>(std::move(text)), cfg.path_of("text_config"));
+}
+
 }  // namespace cardfit

@@ -73,5 +73,9 @@ Config with_defaults(const Config& cfg, const std::string& defaults_json);
 /// `cfg.child(key)` when present (an error unless it is an object), else an empty object reporting
 /// the path $.key, for sub-configs whose absence means the class defaults.
 Config child_or_empty(const Config& cfg, const std::string& key);
+/// A multimodal wrapper's text_config as its config class builds it: the class's own text config
+/// (`text_type`) whatever model_type the sub-config names, tie_word_embeddings from the top level
+/// (default `tie_default`) where the sub-config has none; errors report paths under $.text_config.
+Config wrapped_text_config(const Config& cfg, const std::string& text_type, bool tie_default);
 
 }  // namespace cardfit

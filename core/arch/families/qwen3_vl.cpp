@@ -5,8 +5,6 @@
 // mergers of deepstack_visual_indexes add their features to the text hidden states at the image
 // tokens after the first text layers (no parameters beyond the mergers). Images have a dynamic
 // resolution; the plan assumes one 448 × 448 image per sample (784 patches, 196 text tokens).
-#include <nlohmann/json.hpp>
-
 #include "../qwen_vision.hpp"
 #include "../registry.hpp"
 #include "../vision.hpp"
@@ -17,11 +15,7 @@ namespace cardfit::families {
 Model qwen3_vl(const Config& c) {
   // Qwen3VLConfig: tie_word_embeddings (top level) defaults to False; Qwen3VLTextConfig has
   // Qwen3's shape with head_dim 128.
-  nlohmann::json text_json = child_or_empty(c, "text_config").raw();
-  text_json["model_type"] = "qwen3";
-  if (!text_json.contains("tie_word_embeddings")) text_json["tie_word_embeddings"] = c.boolean_or("tie_word_embeddings", false);
-  const Config text(std::make_shared<const nlohmann::json>(std::move(text_json)), c.path_of("text_config"));
-  Model language = trace_model(text);
+  Model language = trace_model(wrapped_text_config(c, "qwen3", false));
   const QwenVisionSpec v = read_qwen3_vision(child_or_empty(c, "vision_config"), language.dims.hidden);
   require(v.out_hidden == language.dims.hidden, c, "vision_config",
           "vision_config.out_hidden_size (" + std::to_string(v.out_hidden) + ") must equal the text hidden_size (" +

@@ -1,0 +1,14 @@
+// The multimodal wrappers over traced text families (issue 10); registry.cpp maps model_type to them.
+// Declared apart from families.hpp so that adding a wrapper rebuilds only the files that use it.
+#pragma once
+#include "../../config.hpp"
+#include "../../model.hpp"
+
+namespace cardfit::families {
+
+Model qwen3_5(const Config& cfg);      // Qwen3-VL vision tower (no deepstack) + Qwen3.5 hybrid text
+Model qwen3_5_moe(const Config& cfg);  // the same tower + Qwen3.5-MoE text
+Model gemma4(const Config& cfg);       // Gemma 4 vision tower (+ audio tower) + Gemma 4 text
+Model mistral3(const Config& cfg);     // Pixtral vision tower + Mistral 3 projector + mistral / ministral3 text
+
+}  // namespace cardfit::families

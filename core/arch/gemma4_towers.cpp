@@ -1,0 +1,202 @@
+// The Gemma 4 vision and audio towers (see gemma4_towers.hpp).
+#include "gemma4_towers.hpp"
+
+#include "blocks.hpp"
+#include "vision.hpp"
+
+namespace cardfit {
+
+namespace {
+// Gemma4ClippableLinear: "<name>.linear"; with use_clipped_linears it also stores four scalar bounds
+// (input_min/max, output_min/max), counted in `bounds` for the tower's note rather than listed one by
+// one (the core report lists every buffer, and Gemma 4 E2B has 928 of them).
+void clippable(ModelBuilder& b, const std::string& name, int64_t in, int64_t out, int64_t& bounds, Role role) {
+  b.linear(name + ".linear", in, out, {.role = role});
+  bounds += 4;
+}
+void note_bounds(ModelBuilder& b, const char* tower, bool clipped, int64_t bounds) {
+  if (clipped)
+    b.note(std::string("The ") + tower + " tower's checkpoint also stores " + std::to_string(bounds) +
+           " scalar clip bounds (input_min/input_max/output_min/output_max of each Gemma4ClippableLinear, "
+           "use_clipped_linears): buffers, not parameters, and not listed here.");
+}
+
+// A node without parameters (a pool, a weightless norm, a GLU), named for display.
+void op(ModelBuilder& b, const std::string& name, const std::string& detail, int64_t in, int64_t out) {
+  b.node({.name = name, .op = Op::other, .detail = detail, .in = in, .out = out});
+}
+
+// A Conv2d as the planner sees it: one linear map per output position, not an nn.Linear.
+void conv(ModelBuilder& b, const std::string& name, Shape shape, int64_t in, int64_t out) {
+  Node n{.name = name, .op = Op::linear, .detail = "conv", .in = in, .out = out,
+         .params = b.tensor(name + ".weight", std::move(shape), Role::other)};
+  n.linear = LinearKind::patch_conv;
+  b.node(std::move(n));
+}
+
+// Gemma4MultimodalEmbedder: embedding_pre_projection_norm (no weight) → embedding_projection.
+void embedder(ModelBuilder& b, const std::string& p, int64_t in, int64_t text_hidden) {
+  op(b, p + ".embedding_pre_projection_norm", "rmsnorm_noscale", in, in);
+  b.linear(p + ".embedding_projection", in, text_hidden, {.role = Role::projector});
+}
+}  // namespace
+
+void gemma4_vision(ModelBuilder& b, const Gemma4VisionSpec& s, int64_t text_hidden) {
+  const std::string p = "model.vision_tower.";
+  const int64_t h = s.hidden, q_out = checked_mul(s.heads, s.head_dim, "the vision query width");
+  const int64_t n = checked_mul(s.soft_tokens, checked_mul(s.pool, s.pool, "pooling_kernel_size²"), "patches per image");
+  int64_t bounds = 0;
+  b.restart();  // the tower starts from pixels, cut into patches by the processor
+  vision_block(b, p + "patch_embedder", "vision_embedding", n, h);
+  b.reads({});
+  b.linear(p + "patch_embedder.input_proj", checked_mul(3, checked_mul(s.patch, s.patch, "patch_size²"), "patch pixels"), h,
+           {.role = Role::vision});
+  const std::string table = p + "patch_embedder.position_embedding_table";
+  b.node({.name = table, .op = Op::position_embedding, .in = h, .out = h,
+          .params = b.tensor(table, {2, s.position_table, h}, Role::vision)});
+  b.set_stream(b.cursor());
+  struct Proj {
+    const char *name, *norm;
+    int64_t width;
+  };
+  for (int64_t i = 0; i < s.layers; ++i) {
+    const std::string k = p + "encoder.layers." + std::to_string(i), a = k + ".self_attn";
+    vision_block(b, k, "vision_layer", n, h);
+    b.norm(k + ".input_layernorm", h, NormKind::rmsnorm, Role::vision);
+    const ValueId x = b.cursor();  // q, k and v read the normed stream
+    std::vector<ValueId> qkv;
+    for (const Proj& pr : {Proj{"q_proj", "q_norm", q_out}, Proj{"k_proj", "k_norm", q_out / s.heads * s.kv_heads},
+                           Proj{"v_proj", "", q_out / s.heads * s.kv_heads}}) {
+      b.read(x);
+      clippable(b, a + "." + pr.name, h, pr.width, bounds, Role::vision);
+      if (*pr.norm) {  // per head: one [head_dim] weight
+        b.norm(a + "." + pr.norm, s.head_dim, NormKind::rmsnorm, Role::vision);
+        b.last_node()->qk_norm = QkNorm::whole;
+      }
+      qkv.push_back(b.cursor());
+    }
+    b.reads(qkv);
+    b.attention(a + ".attn", {.heads = s.heads, .kv_heads = s.kv_heads, .head_dim = s.head_dim, .causal = false}, q_out);
+    clippable(b, a + ".o_proj", q_out, h, bounds, Role::vision);
+    b.norm(k + ".post_attention_layernorm", h, NormKind::rmsnorm, Role::vision);
+    b.residual(k + ".residual_attn", h);
+    b.norm(k + ".pre_feedforward_layernorm", h, NormKind::rmsnorm, Role::vision);
+    const ValueId y = b.cursor();  // gate and up read the normed stream
+    clippable(b, k + ".mlp.gate_proj", h, s.intermediate, bounds, Role::vision);
+    const ValueId gate = b.cursor();
+    b.read(y);
+    clippable(b, k + ".mlp.up_proj", h, s.intermediate, bounds, Role::vision);
+    b.reads({gate, b.cursor()});
+    b.gated_activation(k + ".mlp.act", s.intermediate, s.act);
+    clippable(b, k + ".mlp.down_proj", s.intermediate, h, bounds, Role::vision);
+    b.norm(k + ".post_feedforward_layernorm", h, NormKind::rmsnorm, Role::vision);
+    b.residual(k + ".residual_mlp", h);
+  }
+  vision_block(b, "model.embed_vision", "projector", s.soft_tokens, h);
+  op(b, p + "pooler", "avg_pool2d", h, h);
+  b.model().blocks.back().nodes.back().tokens_per_image = n;  // the pool reads every patch
+  if (s.standardize)
+    for (const char* buffer : {"std_bias", "std_scale"}) b.buffer(p + buffer, {h});
+  embedder(b, "model.embed_vision", h, text_hidden);
+  note_bounds(b, "vision", s.clipped, bounds);
+}
+
+Gemma4VisionSpec read_gemma4_vision(const Config& v) {
+  Gemma4VisionSpec s;
+  s.hidden = v.positive_or({"hidden_size"}, s.hidden);
+  s.layers = v.positive_or({"num_hidden_layers"}, s.layers);
+  s.heads = v.positive_or({"num_attention_heads"}, s.heads);
+  s.kv_heads = v.positive_or({"num_key_value_heads"}, s.kv_heads);
+  s.head_dim = v.positive_or({"head_dim"}, s.head_dim);
+  s.intermediate = v.positive_or({"intermediate_size"}, s.intermediate);
+  s.patch = v.positive_or({"patch_size"}, s.patch);
+  s.pool = v.positive_or({"pooling_kernel_size"}, s.pool);
+  s.position_table = v.positive_or({"position_embedding_size"}, s.position_table);
+  s.clipped = v.boolean_or("use_clipped_linears", s.clipped);
+  s.standardize = v.boolean_or("standardize", s.standardize);
+  s.act = v.string_or("hidden_activation", s.act);
+  require(s.heads % s.kv_heads == 0, v, "num_key_value_heads",
+          "vision_config.num_attention_heads must be a multiple of num_key_value_heads.");
+  return s;
+}
+
+void gemma4_audio(ModelBuilder& b, const Gemma4AudioSpec& s, int64_t text_hidden) {
+  const std::string p = "model.audio_tower.", sub = p + "subsample_conv_projection.";
+  const int64_t h = s.hidden, c0 = s.channels[0], c1 = s.channels[1];
+  int64_t bounds = 0;
+  auto block = [&](const std::string& name, const std::string& kind) {
+    vision_block(b, name, kind, 0, h, Domain::audio);  // 0 tokens per sample: no audio is planned
+  };
+  b.restart();  // log-mel frames
+  block(p + "subsample_conv_projection", "other");
+  b.reads({});
+  conv(b, sub + "layer0.conv", {c0, 1, 3, 3}, 9, c0);
+  b.norm(sub + "layer0.norm", c0, NormKind::layernorm_nobias);
+  conv(b, sub + "layer1.conv", {c1, c0, 3, 3}, c0 * 9, c1);
+  b.norm(sub + "layer1.norm", c1, NormKind::layernorm_nobias);
+  b.linear(sub + "input_proj_linear", c0 / 4 * c1, h, {.role = Role::other});
+  b.set_stream(b.cursor());
+  auto feed_forward = [&](const std::string& f) {
+    b.norm(f + ".pre_layer_norm", h, NormKind::rmsnorm);
+    clippable(b, f + ".ffw_layer_1", h, 4 * h, bounds, Role::mlp);
+    b.activation(f + ".act", 4 * h, s.act);
+    clippable(b, f + ".ffw_layer_2", 4 * h, h, bounds, Role::mlp);
+    b.norm(f + ".post_layer_norm", h, NormKind::rmsnorm);
+    b.residual(f + ".residual", h);
+  };
+  for (int64_t i = 0; i < s.layers; ++i) {
+    const std::string k = p + "layers." + std::to_string(i), a = k + ".self_attn", c = k + ".lconv1d";
+    block(k, "encoder_layer");
+    feed_forward(k + ".feed_forward1");
+    b.norm(k + ".norm_pre_attn", h, NormKind::rmsnorm);
+    const ValueId x = b.cursor();
+    std::vector<ValueId> qkv;
+    for (const char* proj : {"q_proj", "k_proj", "v_proj"}) {
+      b.read(x);
+      clippable(b, a + "." + proj, h, h, bounds, Role::attention);
+      qkv.push_back(b.cursor());
+    }
+    b.reads(qkv);
+    b.node({.name = a + ".per_dim_scale", .op = Op::other, .detail = "per_dim_scale", .in = h, .out = h,
+            .params = b.tensor(a + ".per_dim_scale", {h / s.heads}, Role::attention)});
+    b.linear(a + ".relative_k_proj", h, h, {.role = Role::attention});  // over the relative position table
+    b.attention(a + ".attn", {.heads = s.heads, .kv_heads = s.heads, .head_dim = h / s.heads, .causal = false}, h);
+    clippable(b, a + ".post", h, h, bounds, Role::attention);
+    b.norm(k + ".norm_post_attn", h, NormKind::rmsnorm);
+    b.residual(k + ".residual_attn", h);
+    b.norm(c + ".pre_layer_norm", h, NormKind::rmsnorm);
+    clippable(b, c + ".linear_start", h, 2 * h, bounds, Role::mlp);
+    op(b, c + ".glu", "glu", 2 * h, h);
+    // A depthwise causal Conv1d (groups = hidden): each channel mixes its own last conv_kernel frames.
+    b.node({.name = c + ".depthwise_conv1d", .op = Op::other, .detail = "depthwise_conv1d", .in = h, .out = h,
+            .params = b.tensor(c + ".depthwise_conv1d.weight", {h, 1, s.conv_kernel}, Role::other)});
+    b.norm(c + ".conv_norm", h, NormKind::rmsnorm);
+    clippable(b, c + ".linear_end", h, h, bounds, Role::mlp);
+    b.residual(c + ".residual", h);
+    feed_forward(k + ".feed_forward2");
+    b.norm(k + ".norm_out", h, NormKind::rmsnorm);
+  }
+  block("model.embed_audio", "projector");
+  b.linear(p + "output_proj", h, s.out, {.bias = true, .role = Role::projector});
+  embedder(b, "model.embed_audio", s.out, text_hidden);
+  note_bounds(b, "audio", s.clipped, bounds);
+}
+
+Gemma4AudioSpec read_gemma4_audio(const Config& a) {
+  Gemma4AudioSpec s;
+  s.hidden = a.positive_or({"hidden_size"}, s.hidden);
+  s.layers = a.positive_or({"num_hidden_layers"}, s.layers);
+  s.heads = a.positive_or({"num_attention_heads"}, s.heads);
+  s.conv_kernel = a.positive_or({"conv_kernel_size"}, s.conv_kernel);
+  s.out = a.positive_or({"output_proj_dims"}, s.out);
+  s.clipped = a.boolean_or("use_clipped_linears", s.clipped);
+  s.act = a.string_or("hidden_act", s.act);
+  if (a.has("subsampling_conv_channels")) s.channels = a.integer_list("subsampling_conv_channels");
+  require(s.channels.size() == 2 && s.channels[0] >= 4 && s.channels[1] > 0, a, "subsampling_conv_channels",
+          "audio_config.subsampling_conv_channels must list two channel counts, the first at least 4.");
+  require(s.hidden % s.heads == 0, a, "num_attention_heads",
+          "audio_config.hidden_size must be divisible by num_attention_heads.");
+  return s;
+}
+
+}  // namespace cardfit
