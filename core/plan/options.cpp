@@ -18,6 +18,8 @@ const char* attention_name(Attention a) { return enum_name(attention_names, a).d
 const char* weight_dtype_name(WeightDtype w) { return enum_name(weight_dtype_names, w).data(); }
 const char* quant_name(QuantKind q) { return enum_name(quant_names, q).data(); }
 const char* optimizer_impl_name(OptimizerImpl i) { return enum_name(optimizer_impl_names, i).data(); }
+const char* engine_name(Engine e) { return enum_name(engine_names, e).data(); }
+const char* gguf_type_name(GgufType g) { return enum_name(gguf_type_names, g).data(); }
 
 Options parse_options(std::string_view text) {
   Options o;
