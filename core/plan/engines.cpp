@@ -273,8 +273,12 @@ EngineBudget engine_budget(const Model& m, const Options& opt, const MemoryModel
     e.sequence_bytes = add(int64_t(std::ceil(kv_sequence_bytes(m, max_model_len, double(kvb), tp, block_tokens, window_extra))), state);
     const int64_t work_seq = add(int64_t(std::ceil(kv_sequence_bytes(m, workload, double(kvb), tp, block_tokens, window_extra))), state);
     const int64_t cap_seqs = k.max_seqs > 0 ? k.max_seqs : std::numeric_limits<int64_t>::max();
-    e.concurrency = e.sequence_bytes > 0 ? std::min(cap_seqs, e.kv_bytes / e.sequence_bytes) : 0;
-    e.workload_batch = work_seq > 0 ? std::min(cap_seqs, e.kv_bytes / work_seq) : 0;
+    // A model that caches nothing per sequence (an encoder) runs as many as the scheduler allows,
+    // once its weights and the profile run fit.
+    const int64_t uncached = e.budget_bytes - e.weights_bytes - e.activation_bytes - e.non_torch_bytes - e.cuda_graph_bytes >= 0
+                                 ? std::max<int64_t>(1, k.max_seqs) : 0;
+    e.concurrency = e.sequence_bytes > 0 ? std::min(cap_seqs, e.kv_bytes / e.sequence_bytes) : uncached;
+    e.workload_batch = work_seq > 0 ? std::min(cap_seqs, e.kv_bytes / work_seq) : uncached;
     e.fits = e.concurrency > 0;
   };
 
@@ -345,7 +349,7 @@ EngineBudget engine_budget(const Model& m, const Options& opt, const MemoryModel
     case Engine::tgi: {
       // warmup: free = max(0, free − (1 − fraction × TGI_WIGGLE_ROOM) × total) after a prefill of
       // max_batch_prefill_tokens; blocks of BLOCK_SIZE tokens (flashinfer: 1; paged, before Ampere: 16).
-      k.memory_fraction = opt.cuda_memory_fraction * 0.90;
+      k.memory_fraction = opt.cuda_memory_fraction.value_or(1.0) * 0.90;
       k.max_seqs = 128;
       k.profile_tokens = opt.max_batch_prefill_tokens;
       e.budget_bytes = int64_t(std::floor(double(cap) * k.memory_fraction));

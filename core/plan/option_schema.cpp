@@ -168,7 +168,7 @@ constexpr OptionSpec specs[] = {
     {.name = "cuda_memory_fraction", .type = T::number, .group = "engines",
      .doc = "TGI: --cuda-memory-fraction, the share of the card's memory the shard may use.",
      .flag = "--cuda-memory-fraction", .flag_arg = "X", .num_min = 0, .num_max = 1, .num_min_open = true,
-     .default_json = "1", .store = put_number<&Options::cuda_memory_fraction>},
+     .default_note = "1 (TGI's CUDA_MEMORY_FRACTION default, utils/dist.py)", .store = put_number<&Options::cuda_memory_fraction>},
     {.name = "max_batch_prefill_tokens", .type = T::integer, .group = "engines",
      .doc = "TGI: --max-batch-prefill-tokens, the warmup prefill's size.", .flag = "--max-batch-prefill-tokens",
      .flag_arg = "N", .int_min = 1, .int_max = kMaxTokens, .default_json = "4096",

@@ -142,7 +142,7 @@ struct Options {
   int64_t block_size = 16;                         // vLLM KV block, tokens
   int64_t cuda_graph_bytes = 0;                    // vLLM: CUDA-graph memory taken from the KV budget
   std::optional<double> mem_fraction_static;       // SGLang
-  double cuda_memory_fraction = 1.0;               // TGI
+  std::optional<double> cuda_memory_fraction;      // TGI (empty: 1.0)
   int64_t max_batch_prefill_tokens = 4096;         // TGI
   GgufType gguf = GgufType::q4_k_m;                // llama.cpp weights
   GgufType cache_type_k = GgufType::f16, cache_type_v = GgufType::f16;  // llama.cpp -ctk / -ctv
