@@ -64,6 +64,40 @@ export interface PlanOptions {
   serve_dtype?: 'bf16' | 'fp16' | 'fp32' | 'fp8' | 'int8' | 'int4' | 'nf4';
   /** The dtype of the KV cache. Default: the activation dtype (fp32 when serving fp32). CLI: `--kv-dtype`. */
   kv_dtype?: 'bf16' | 'fp16' | 'fp32' | 'fp8';
+  /** The serving engine whose memory budget, scheduler and throughput the serving section models. Default: "hf". CLI: `--engine`. */
+  engine?: 'hf' | 'vllm' | 'sglang' | 'tgi' | 'llamacpp';
+  /** Tensor-parallel ranks serving one replica (weights and KV heads split over them). An integer in [1, 64]. Default: 1. CLI: `--tp N`. */
+  tp?: number;
+  /** Prompt tokens per request of the serving throughput and cost. An integer in [1, 16777216]. Default: 1024. CLI: `--prompt-tokens N`. */
+  prompt_tokens?: number;
+  /** Output tokens per request of the serving throughput and cost. An integer in [1, 16777216]. Default: 128. CLI: `--output-tokens N`. */
+  output_tokens?: number;
+  /** Share of the card's peak memory bandwidth a decode step reads at (the decode roofline). A number in (0, 1]. Default: 0.8. CLI: `--bandwidth-efficiency X`. */
+  bandwidth_efficiency?: number;
+  /** vLLM: the share of the card's memory the engine may use (weights, activations, KV cache). A number in (0, 1]. Default: 0.9. CLI: `--gpu-memory-utilization X`. */
+  gpu_memory_utilization?: number;
+  /** vLLM: the most sequences the scheduler runs at once. An integer in [1, 1048576]. Default: vLLM's for `vllm serve`: 1024 on cards of 70+ GiB other than the A100, else 256. CLI: `--max-num-seqs N`. */
+  max_num_seqs?: number;
+  /** vLLM: tokens per scheduler step (the profile run's size). An integer in [1, 16777216]. Default: vLLM's for `vllm serve`: 8192 on cards of 70+ GiB other than the A100, else 2048. CLI: `--max-num-batched-tokens N`. */
+  max_num_batched_tokens?: number;
+  /** vLLM: tokens per KV cache block. An integer in [1, 4096]. Default: 16. CLI: `--block-size N`. */
+  block_size?: number;
+  /** vLLM: CUDA-graph memory taken out of the KV budget (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1). An integer in [0, 1099511627776]. Default: 0. CLI: `--cuda-graph-bytes N`. */
+  cuda_graph_bytes?: number;
+  /** SGLang: the share of the card's memory for weights and the KV pool. A number in (0, 1]. Default: SGLang's, from the card's memory (server_args.py). CLI: `--mem-fraction-static X`. */
+  mem_fraction_static?: number;
+  /** TGI: --cuda-memory-fraction, the share of the card's memory the shard may use. A number in (0, 1]. Default: 1 (TGI's CUDA_MEMORY_FRACTION default, utils/dist.py). CLI: `--cuda-memory-fraction X`. */
+  cuda_memory_fraction?: number;
+  /** TGI: --max-batch-prefill-tokens, the warmup prefill's size. An integer in [1, 16777216]. Default: 4096. CLI: `--max-batch-prefill-tokens N`. */
+  max_batch_prefill_tokens?: number;
+  /** llama.cpp: the GGUF file type of the weights (the _M / _S mixes as llama-quantize makes them). Default: "q4_k_m". CLI: `--gguf`. */
+  gguf?: 'f32' | 'f16' | 'bf16' | 'q8_0' | 'q6_k' | 'q5_k_m' | 'q5_k_s' | 'q5_1' | 'q5_0' | 'q4_k_m' | 'q4_k_s' | 'q4_1' | 'q4_0';
+  /** llama.cpp: -ctk, the K cache type. Default: "f16". CLI: `--cache-type-k`. */
+  cache_type_k?: 'f16' | 'bf16' | 'f32' | 'q8_0' | 'q5_1' | 'q5_0' | 'q4_1' | 'q4_0';
+  /** llama.cpp: -ctv, the V cache type. Default: "f16". CLI: `--cache-type-v`. */
+  cache_type_v?: 'f16' | 'bf16' | 'f32' | 'q8_0' | 'q5_1' | 'q5_0' | 'q4_1' | 'q4_0';
+  /** llama.cpp: -ngl, repeated layers offloaded to the card (more than the layers: the output too). An integer in [0, 100000]. Default: every layer and the output. CLI: `--n-gpu-layers N`. */
+  n_gpu_layers?: number;
   /** The priced card: an id of data/cards.json. Default: the catalog's priced card (defaults.priced_card, a10g). CLI: `--card ID`. */
   card?: string;
   /** Cards used for a run that fits one card. An integer in [1, 4096]. Default: 1. CLI: `--gpus N`. */

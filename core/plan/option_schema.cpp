@@ -60,6 +60,13 @@ constexpr auto checkpoint_dtype_values = [] {
 }();
 constexpr auto quant_scope_values = names_of(quant_scope_names);
 constexpr auto bnb_version_values = names_of(bnb_version_names);
+constexpr auto engine_values = names_of(engine_names);
+constexpr auto gguf_values = names_of(gguf_type_names);
+constexpr auto gguf_cache_values = [] {
+  std::array<std::string_view, std::size(gguf_cache_types)> out{};
+  for (size_t i = 0; i < out.size(); ++i) out[i] = enum_name(gguf_type_names, gguf_cache_types[i]);
+  return out;
+}();
 constexpr auto kv_dtype_values = [] {
   std::array<std::string_view, std::size(kv_dtypes)> out{};
   for (size_t i = 0; i < out.size(); ++i) out[i] = enum_name(weight_dtype_names, kv_dtypes[i]);
@@ -187,6 +194,72 @@ constexpr OptionSpec specs[] = {
      .store = put_enum<&Options::serve_dtype, weight_dtype_names>},
     {.name = "kv_dtype", .type = T::enumeration, .group = "serving", .doc = "The dtype of the KV cache.", .flag = "--kv-dtype",
      .values = kv_dtype_values, .default_note = "the activation dtype (fp32 when serving fp32)", .store = put_kv_dtype},
+    // serving engines (engines.hpp; docs/memory-model.md, "Serving engines")
+    {.name = "engine", .type = T::enumeration, .group = "engines",
+     .doc = "The serving engine whose memory budget, scheduler and throughput the serving section models.",
+     .flag = "--engine", .values = engine_values, .default_json = R"("hf")",
+     .store = put_enum<&Options::engine, engine_names>},
+    {.name = "tp", .type = T::integer, .group = "engines",
+     .doc = "Tensor-parallel ranks serving one replica (weights and KV heads split over them).", .flag = "--tp",
+     .flag_arg = "N", .int_min = 1, .int_max = 64, .default_json = "1", .store = put_int<&Options::tp>},
+    {.name = "prompt_tokens", .type = T::integer, .group = "engines",
+     .doc = "Prompt tokens per request of the serving throughput and cost.", .flag = "--prompt-tokens",
+     .flag_arg = "N", .int_min = 1, .int_max = kMaxTokens, .default_json = "1024",
+     .store = put_int<&Options::prompt_tokens>},
+    {.name = "output_tokens", .type = T::integer, .group = "engines",
+     .doc = "Output tokens per request of the serving throughput and cost.", .flag = "--output-tokens",
+     .flag_arg = "N", .int_min = 1, .int_max = kMaxTokens, .default_json = "128",
+     .store = put_int<&Options::output_tokens>},
+    {.name = "bandwidth_efficiency", .type = T::number, .group = "engines",
+     .doc = "Share of the card's peak memory bandwidth a decode step reads at (the decode roofline).",
+     .flag = "--bandwidth-efficiency", .flag_arg = "X", .num_min = 0, .num_max = 1, .num_min_open = true,
+     .default_json = "0.8", .store = put_number<&Options::bandwidth_efficiency>},
+    {.name = "gpu_memory_utilization", .type = T::number, .group = "engines",
+     .doc = "vLLM: the share of the card's memory the engine may use (weights, activations, KV cache).",
+     .flag = "--gpu-memory-utilization", .flag_arg = "X", .num_min = 0, .num_max = 1, .num_min_open = true,
+     .default_json = "0.9", .store = put_number<&Options::gpu_memory_utilization>},
+    {.name = "max_num_seqs", .type = T::integer, .group = "engines",
+     .doc = "vLLM: the most sequences the scheduler runs at once.", .flag = "--max-num-seqs", .flag_arg = "N",
+     .int_min = 1, .int_max = kMaxCount,
+     .default_note = "vLLM's for `vllm serve`: 1024 on cards of 70+ GiB other than the A100, else 256",
+     .store = put_int<&Options::max_num_seqs>},
+    {.name = "max_num_batched_tokens", .type = T::integer, .group = "engines",
+     .doc = "vLLM: tokens per scheduler step (the profile run's size).", .flag = "--max-num-batched-tokens",
+     .flag_arg = "N", .int_min = 1, .int_max = kMaxTokens,
+     .default_note = "vLLM's for `vllm serve`: 8192 on cards of 70+ GiB other than the A100, else 2048",
+     .store = put_int<&Options::max_num_batched_tokens>},
+    {.name = "block_size", .type = T::integer, .group = "engines", .doc = "vLLM: tokens per KV cache block.",
+     .flag = "--block-size", .flag_arg = "N", .int_min = 1, .int_max = 4096, .default_json = "16",
+     .store = put_int<&Options::block_size>},
+    {.name = "cuda_graph_bytes", .type = T::integer, .group = "engines",
+     .doc = "vLLM: CUDA-graph memory taken out of the KV budget (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1).",
+     .flag = "--cuda-graph-bytes", .flag_arg = "N", .int_min = 0, .int_max = int64_t(1) << 40,
+     .default_json = "0", .store = put_int<&Options::cuda_graph_bytes>},
+    {.name = "mem_fraction_static", .type = T::number, .group = "engines",
+     .doc = "SGLang: the share of the card's memory for weights and the KV pool.", .flag = "--mem-fraction-static",
+     .flag_arg = "X", .num_min = 0, .num_max = 1, .num_min_open = true,
+     .default_note = "SGLang's, from the card's memory (server_args.py)", .store = put_number<&Options::mem_fraction_static>},
+    {.name = "cuda_memory_fraction", .type = T::number, .group = "engines",
+     .doc = "TGI: --cuda-memory-fraction, the share of the card's memory the shard may use.",
+     .flag = "--cuda-memory-fraction", .flag_arg = "X", .num_min = 0, .num_max = 1, .num_min_open = true,
+     .default_note = "1 (TGI's CUDA_MEMORY_FRACTION default, utils/dist.py)", .store = put_number<&Options::cuda_memory_fraction>},
+    {.name = "max_batch_prefill_tokens", .type = T::integer, .group = "engines",
+     .doc = "TGI: --max-batch-prefill-tokens, the warmup prefill's size.", .flag = "--max-batch-prefill-tokens",
+     .flag_arg = "N", .int_min = 1, .int_max = kMaxTokens, .default_json = "4096",
+     .store = put_int<&Options::max_batch_prefill_tokens>},
+    {.name = "gguf", .type = T::enumeration, .group = "engines",
+     .doc = "llama.cpp: the GGUF file type of the weights (the _M / _S mixes as llama-quantize makes them).",
+     .flag = "--gguf", .values = gguf_values, .default_json = R"("q4_k_m")", .store = put_enum<&Options::gguf, gguf_type_names>},
+    {.name = "cache_type_k", .type = T::enumeration, .group = "engines", .doc = "llama.cpp: -ctk, the K cache type.",
+     .flag = "--cache-type-k", .values = gguf_cache_values, .default_json = R"("f16")",
+     .store = put_enum<&Options::cache_type_k, gguf_type_names>},
+    {.name = "cache_type_v", .type = T::enumeration, .group = "engines", .doc = "llama.cpp: -ctv, the V cache type.",
+     .flag = "--cache-type-v", .values = gguf_cache_values, .default_json = R"("f16")",
+     .store = put_enum<&Options::cache_type_v, gguf_type_names>},
+    {.name = "n_gpu_layers", .type = T::integer, .group = "engines",
+     .doc = "llama.cpp: -ngl, repeated layers offloaded to the card (more than the layers: the output too).",
+     .flag = "--n-gpu-layers", .flag_arg = "N", .int_min = 0, .int_max = 100000,
+     .default_note = "every layer and the output", .store = put_int<&Options::n_gpu_layers>},
     // cards and cost
     {.name = "card", .type = T::text, .group = "cost", .doc = "The priced card: an id of data/cards.json.", .flag = "--card",
      .flag_arg = "ID", .max_length = 200, .non_empty = true, .default_note = "the catalog's priced card (defaults.priced_card, a10g)",
@@ -263,7 +336,7 @@ constexpr OptionSpec specs[] = {
 
 constexpr OptionGroup groups[] = {
     {"mode", "Mode"},       {"workload", "Workload"},     {"training", "Training"},     {"lora", "LoRA and QLoRA"},
-    {"stack", "Training stack"}, {"serving", "Serving"}, {"cost", "Cards and cost"}, {"checkpoint", "Checkpoint"}, {"details", "Details"},
+    {"stack", "Training stack"}, {"serving", "Serving"}, {"engines", "Serving engines"}, {"cost", "Cards and cost"}, {"checkpoint", "Checkpoint"}, {"details", "Details"},
 };
 
 constexpr bool table_is_sound() {

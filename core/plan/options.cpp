@@ -20,6 +20,8 @@ const char* quant_name(QuantKind q) { return enum_name(quant_names, q).data(); }
 const char* optimizer_impl_name(OptimizerImpl i) { return enum_name(optimizer_impl_names, i).data(); }
 const char* quant_scope_name(QuantScope q) { return enum_name(quant_scope_names, q).data(); }
 const char* bnb_version_name(BnbVersion v) { return enum_name(bnb_version_names, v).data(); }
+const char* engine_name(Engine e) { return enum_name(engine_names, e).data(); }
+const char* gguf_type_name(GgufType g) { return enum_name(gguf_type_names, g).data(); }
 
 Options parse_options(std::string_view text) {
   Options o;

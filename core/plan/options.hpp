@@ -36,6 +36,12 @@ enum class QuantScope { all, adapted };
 /// linear's input (ctx.tensors = (A, B)); 0.43.2 on keep only the quantized weight ((None, B),
 /// commit 9e753741, 2024-07-16, PR #1270).
 enum class BnbVersion { v0_43_2, v0_39 };
+/// The serving engine whose memory budget and scheduler the serving section models (engines.hpp):
+/// Hugging Face generate (the serve mode's own numbers), vLLM, SGLang, TGI, llama.cpp.
+enum class Engine { hf, vllm, sglang, tgi, llamacpp };
+/// GGUF storage types: a llama.cpp file type (weights; the _M/_S mixes of llama_model_quantize)
+/// or a tensor type (llama.cpp's KV cache, -ctk / -ctv). engines.cpp holds their block sizes.
+enum class GgufType { f32, f16, bf16, q8_0, q6_k, q5_k_m, q5_k_s, q5_1, q5_0, q4_k_m, q4_k_s, q4_1, q4_0 };
 
 /// Each enum's one spelling table: *_name() reads it and the option schema (option_schema.cpp)
 /// offers exactly its names, in this order (the order error messages list them).
@@ -79,6 +85,20 @@ inline constexpr EnumName<MasterWeights> master_weights_names[] = {{MasterWeight
                                                                    {MasterWeights::none, "none"}};
 /// The checkpoint dtypes a load phase reads (spelled by weight_dtype_names).
 inline constexpr WeightDtype checkpoint_dtypes[] = {WeightDtype::bf16, WeightDtype::fp16, WeightDtype::fp32};
+inline constexpr EnumName<Engine> engine_names[] = {{Engine::hf, "hf"},
+                                                    {Engine::vllm, "vllm"},
+                                                    {Engine::sglang, "sglang"},
+                                                    {Engine::tgi, "tgi"},
+                                                    {Engine::llamacpp, "llamacpp"}};
+inline constexpr EnumName<GgufType> gguf_type_names[] = {
+    {GgufType::f32, "f32"},       {GgufType::f16, "f16"},       {GgufType::bf16, "bf16"},
+    {GgufType::q8_0, "q8_0"},     {GgufType::q6_k, "q6_k"},     {GgufType::q5_k_m, "q5_k_m"},
+    {GgufType::q5_k_s, "q5_k_s"}, {GgufType::q5_1, "q5_1"},     {GgufType::q5_0, "q5_0"},
+    {GgufType::q4_k_m, "q4_k_m"}, {GgufType::q4_k_s, "q4_k_s"}, {GgufType::q4_1, "q4_1"},
+    {GgufType::q4_0, "q4_0"}};
+/// The KV cache types llama.cpp offers for -ctk / -ctv (a subset of gguf_type_names).
+inline constexpr GgufType gguf_cache_types[] = {GgufType::f16,  GgufType::bf16, GgufType::f32, GgufType::q8_0,
+                                                GgufType::q5_1, GgufType::q5_0, GgufType::q4_1, GgufType::q4_0};
 
 /// The name of a value in its table (tables are complete, so a miss is impossible).
 template <typename E, size_t N>
@@ -97,6 +117,8 @@ const char* quant_name(QuantKind q);
 const char* optimizer_impl_name(OptimizerImpl i);
 const char* quant_scope_name(QuantScope q);
 const char* bnb_version_name(BnbVersion v);
+const char* engine_name(Engine e);
+const char* gguf_type_name(GgufType g);
 inline constexpr Mode all_modes[] = {Mode::full, Mode::lora, Mode::qlora, Mode::serve};
 
 struct Options {
@@ -157,6 +179,23 @@ struct Options {
   std::optional<int64_t> ckpt_every;         // gradient checkpointing of every k-th layer
   std::optional<bool> compile, packing, load_phase;
   std::optional<WeightDtype> checkpoint_dtype;  // the stored weights' dtype (load phase)
+  // Serving engines (engines.hpp; docs/memory-model.md, "Serving engines"). Empty optionals take the
+  // engine's own default, which may depend on the card (vLLM's and SGLang's do).
+  Engine engine = Engine::hf;
+  int64_t tp = 1;                                  // tensor-parallel ranks serving one replica
+  double gpu_memory_utilization = 0.9;             // vLLM
+  std::optional<int64_t> max_num_seqs;             // vLLM
+  std::optional<int64_t> max_num_batched_tokens;   // vLLM
+  int64_t block_size = 16;                         // vLLM KV block, tokens
+  int64_t cuda_graph_bytes = 0;                    // vLLM: CUDA-graph memory taken from the KV budget
+  std::optional<double> mem_fraction_static;       // SGLang
+  std::optional<double> cuda_memory_fraction;      // TGI (empty: 1.0)
+  int64_t max_batch_prefill_tokens = 4096;         // TGI
+  GgufType gguf = GgufType::q4_k_m;                // llama.cpp weights
+  GgufType cache_type_k = GgufType::f16, cache_type_v = GgufType::f16;  // llama.cpp -ctk / -ctv
+  std::optional<int64_t> n_gpu_layers;             // llama.cpp -ngl (empty: every layer and the output)
+  int64_t prompt_tokens = 1024, output_tokens = 128;  // serving workload per request
+  double bandwidth_efficiency = 0.8;               // share of peak memory bandwidth a decode step reads at
 
   bool operator==(const Options&) const = default;  // for tests: a schema default parses to Options{}
 };

@@ -7,6 +7,7 @@
 
 #include "cards.hpp"
 #include "memory.hpp"
+#include "serving_cost.hpp"
 
 namespace cardfit {
 
@@ -77,6 +78,7 @@ struct Plan {
   // attention_of): echoed in the report's plan section.
   bool grad_ckpt = false;
   Attention attention = Attention::sdpa;
+  Serving serving;                    // the engine's budget, concurrency and cost per card
 };
 
 /// The borderline factor derived by scripts/accuracy (docs/accuracy.md): the 90th percentile of

@@ -257,6 +257,9 @@ Plan make_plan(const Model& m, const Options& options, const Catalog& cat) {
   }
   add_assumptions(p, m, cat);
   cost_plan(m, cat, p);
+  std::vector<int64_t> serve_batch;
+  for (const auto& row : p.cards) serve_batch.push_back(row.max_batch[int(Mode::serve)]);
+  p.serving = plan_serving(m, options, cat, memory[int(Mode::serve)], ov, p.serve_seq, serve_batch);
   return p;
 }
 

@@ -9,6 +9,7 @@
 
 #include "json_writer.hpp"
 #include "report.hpp"
+#include "report_serving.hpp"
 
 namespace cardfit {
 
@@ -313,6 +314,8 @@ std::string core_report(const CoreReportInput& in) {
   w.key("plan");
   memory(w, p.requested, &p);
   w.field("schema", kReportSchema);
+  w.key("serving");
+  serving_section(w, p);
   w.end_object();
   return out;
 }

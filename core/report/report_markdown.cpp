@@ -1,6 +1,8 @@
 // The Markdown twin (rendered from the report JSON, graph included) and the headline sentence.
 #include <cstdio>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -56,6 +58,46 @@ std::string where_it_fits(const Plan& p, Mode mode) {
                                      : "ZeRO-" + s.strategy.substr(4) + " sharded");
   }
   return "does not fit on any card of the catalog";
+}
+
+// The serving section: the priced card's budget, then concurrency, throughput and cost per card.
+std::string serving_markdown(const json& s) {
+  std::ostringstream md;
+  auto num = [](double v, const char* fmt) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, fmt, v);
+    return std::string(buf);
+  };
+  md << "## Serving: " << s.value("engine", "") << ", tp " << i64(s, "tp") << ", max_model_len "
+     << i64(s, "max_model_len") << "\n\n";
+  const json& pr = s["priced"];
+  if (pr.is_object()) {
+    md << "Budget on " << pr.value("card", "") << " (per rank):\n\n| Term | Bytes | GB |\n|---|---:|---:|\n";
+    for (const auto& [label, key] : std::vector<std::pair<const char*, const char*>>{
+             {"Card (torch total)", "capacity_bytes"}, {"Engine budget", "budget_bytes"}, {"Weights", "weights_bytes"},
+             {"Activations peak", "activation_bytes"}, {"CUDA graphs", "cuda_graph_bytes"},
+             {"Non-torch (context, buffers)", "non_torch_bytes"}, {"KV cache", "kv_bytes"}})
+      md << "| " << label << " | " << format_thousands(i64(pr, key)) << " | " << format_gb(i64(pr, key)) << " |\n";
+    md << "\n" << format_thousands(i64(pr, "blocks")) << " blocks of " << i64(pr, "block_tokens") << " tokens ("
+       << format_thousands(i64(pr, "kv_tokens")) << " tokens of KV); " << i64(pr, "concurrency")
+       << " sequences of max_model_len at once.\n\n";
+  }
+  md << "| Card | Concurrency | Batch at " << i64(s, "prompt_tokens") << " + " << i64(s, "output_tokens")
+     << " tokens | Output tok/s per card | $/M output | $/M input |\n|---|---:|---:|---:|---:|---:|\n";
+  for (const auto& row : s["rows"]) {
+    md << "| " << row.value("card", "") << " | " << (row.value("fits", false) ? std::to_string(i64(row, "concurrency")) : "does not fit")
+       << " | " << i64(row, "workload_batch") << " | ";
+    if (row.value("priced", false))
+      md << num(row.value("output_tokens_per_second", 0.0), "%.0f") << " | " << usd(row.value("usd_per_m_output", 0.0))
+         << " | " << usd(row.value("usd_per_m_input", 0.0)) << " |\n";
+    else
+      md << "– | – | – |\n";
+  }
+  md << "\nRoofline: prefill at the dense peak × MFU " << s.value("mfu", 0.0) << ", decode reading the weights and the "
+     << "batch's KV cache at " << s.value("bandwidth_efficiency", 0.0) << " of peak bandwidth.";
+  for (const auto& n : s.value("notes", json::array())) md << " " << n.get<std::string>();
+  md << "\n\n";
+  return md.str();
 }
 }  // namespace
 
@@ -128,7 +170,9 @@ std::string report_markdown(const json& r) {
     md << " Cheapest that fits: " << cost["cheapest"]["mode"].get<std::string>() << " on "
        << i64(cost["cheapest"], "cards") << " × " << cost["cheapest"]["card"].get<std::string>() << ", "
        << usd(cost["cheapest"]["usd"].get<double>()) << ".";
-  md << "\n\n## Structure\n\n| Block | Repeat | Params | Nodes |\n|---|---:|---:|---:|\n";
+  md << "\n\n";
+  if (r.contains("serving") && r["serving"].is_object()) md << serving_markdown(r["serving"]);
+  md << "## Structure\n\n| Block | Repeat | Params | Nodes |\n|---|---:|---:|---:|\n";
   for (const auto& b : r["graph"]["blocks"])
     md << "| " << b["first"].get<std::string>() << (i64(b, "repeat") > 1 ? " … " + b["last"].get<std::string>() : "")
        << (b.value("contiguous", true) ? "" : " (interleaved)")

@@ -10,9 +10,30 @@ function csvCell(v) {
   return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
+// Serving columns: [name, read(row, section)]; priced figures blank where the row is not priced.
+const SERVING_COLUMNS = [
+  ['engine', (_, s) => s.engine],
+  ['tp', (_, s) => s.tp],
+  ['fits', (x) => (x.fits ? 'true' : 'false')],
+  ['budget_bytes', (x) => x.budget_bytes],
+  ['weights_bytes', (x) => x.weights_bytes],
+  ['activation_bytes', (x) => x.activation_bytes],
+  ['kv_bytes', (x) => x.kv_bytes],
+  ['blocks', (x) => x.blocks],
+  ['kv_tokens', (x) => x.kv_tokens],
+  ['concurrency', (x) => x.concurrency],
+  ['output_tokens_per_second', (x) => (x.priced ? x.output_tokens_per_second : '')],
+  ['usd_per_m_output', (x) => (x.priced ? x.usd_per_m_output : '')],
+  ['usd_per_m_input', (x) => (x.priced ? x.usd_per_m_input : '')],
+];
+
 function cardsCsv(r) {
   const head = ['card_id', 'card', 'capacity_bytes', 'usd_per_gpu_hr'];
   for (const m of MODES) head.push(`${m}_max_batch`, `${m}_safe_batch`, `${m}_borderline`, `${m}_split_cards`, `${m}_split_strategy`, `${m}_split_stage_blocks`);
+  // The serving section (engine, tp) per card: its KV budget, concurrency and roofline cost.
+  head.push(...SERVING_COLUMNS.map(([name]) => `serving_${name}`));
+  const serving = r.serving || {};
+  const servingRows = new Map(list(serving.rows).map((s) => [s.card, s]));
   const rows = [head];
   for (const c of list(r.cards)) {
     const row = [c.id, c.name, c.capacity_bytes, c.usd_per_gpu_hr ?? ''];
@@ -21,6 +42,8 @@ function cardsCsv(r) {
       row.push((c.max_batch || {})[m] ?? '', (c.safe_batch || {})[m] ?? '', (c.borderline || {})[m] ? 'true' : 'false',
         s ? s.cards : '', s ? s.strategy : '', s ? list(s.stage_blocks).join('+') : '');
     }
+    const sr = servingRows.get(c.id);
+    for (const [name, read] of SERVING_COLUMNS) row.push(sr ? read(sr, serving) ?? '' : '');
     rows.push(row);
   }
   return rows.map((row) => row.map(csvCell).join(',')).join('\r\n') + '\r\n';

@@ -1,0 +1,229 @@
+// Serving engines (plan/engines.hpp, plan/serving_cost.hpp): each engine's own block arithmetic
+// written out here from its source, GGUF sizes from ggml's block structs, tensor parallelism, the
+// decode roofline, and the hf engine leaving every existing number alone.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "plan/plan.hpp"
+#include "test_util.hpp"
+
+using namespace cardfit;
+
+namespace {
+// One catalog for the whole file: a plan's rows point into it.
+const Catalog& catalog() {
+  static const Catalog cat = load_catalog();
+  return cat;
+}
+Plan plan_for(const Model& m, const std::string& options) { return make_plan(m, parse_options(options), catalog()); }
+
+const ServingRow& row(const Plan& p, const std::string& card) {
+  for (const auto& r : p.serving.rows)
+    if (r.card->id == card) return r;
+  FAIL("no card " << card);
+  return p.serving.rows.front();
+}
+
+const Card& card_of(const std::string& id) { return *find_card(catalog(), id); }
+}  // namespace
+
+TEST_CASE("vLLM concurrency of Llama-3-8B on an 80 GB A100 follows vLLM's block arithmetic", "[engines]") {
+  const Model m = trace_golden("meta-llama-3-8b.json");
+  const Plan p = plan_for(m, R"({"engine": "vllm", "gpu_memory_utilization": 0.9, "serve_seq": 8192})");
+  const ServingRow& r = row(p, "a100-80gb");
+  const EngineBudget& b = r.budget;
+  const int64_t cap = card_of("a100-80gb").capacity_bytes;
+  // determine_available_memory: total × gpu_memory_utilization − (weights + profile peak) − non-torch.
+  const int64_t budget = int64_t(std::floor(double(cap) * 0.9));
+  CHECK(b.budget_bytes == budget);
+  CHECK(b.weights_bytes == m.parameter_count() * 2);  // bf16, untied head
+  CHECK(b.non_torch_bytes == p.overheads.cuda_context_bytes);
+  CHECK(b.activation_bytes > 0);
+  const int64_t available = budget - b.weights_bytes - b.activation_bytes - b.non_torch_bytes;
+  CHECK(b.kv_bytes == available);
+  // FullAttentionSpec page: 2 × block_size × kv_heads × head_size × dtype bytes, per layer.
+  const int64_t layers = 32, kv_heads = 8, head_dim = 128, block_size = 16;
+  const int64_t block_bytes = 2 * layers * kv_heads * head_dim * block_size * 2;
+  CHECK(b.block_bytes == block_bytes);
+  const int64_t num_gpu_blocks = available / block_bytes;
+  CHECK(b.blocks == num_gpu_blocks);
+  CHECK(b.kv_tokens == num_gpu_blocks * block_size);
+  // An A100 takes `vllm serve`'s smaller defaults (get_batch_defaults): 256 sequences, 2048 tokens.
+  CHECK(b.knobs.max_seqs == 256);
+  CHECK(b.knobs.profile_tokens == 2048);
+  const int64_t blocks_per_seq = (8192 + block_size - 1) / block_size;
+  CHECK(b.concurrency == std::min<int64_t>(256, num_gpu_blocks / blocks_per_seq));
+  CHECK(b.concurrency > 0);
+  CHECK(b.fits);
+
+  // max_num_seqs caps the scheduler.
+  const Plan capped = plan_for(m, R"({"engine": "vllm", "serve_seq": 8192, "max_num_seqs": 3})");
+  CHECK(row(capped, "a100-80gb").budget.concurrency == 3);
+  // fp8 KV: one byte per element, twice the blocks.
+  const Plan fp8 = plan_for(m, R"({"engine": "vllm", "serve_seq": 8192, "kv_dtype": "fp8"})");
+  CHECK(row(fp8, "a100-80gb").budget.block_bytes == block_bytes / 2);
+  CHECK(row(fp8, "a100-80gb").budget.blocks == available / (block_bytes / 2));
+  // An H100 (80 GiB, not an A100) takes the larger defaults.
+  CHECK(row(p, "h100-sxm").budget.knobs.max_seqs == 1024);
+  CHECK(row(p, "h100-sxm").budget.knobs.profile_tokens == 8192);
+  // CUDA graphs taken from the budget (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1) shrink the cache.
+  const Plan graphs = plan_for(m, R"({"engine": "vllm", "serve_seq": 8192, "cuda_graph_bytes": 1073741824})");
+  CHECK(row(graphs, "a100-80gb").budget.kv_bytes == available - (int64_t(1) << 30));
+}
+
+TEST_CASE("vLLM sizes a sliding-window layer by its window plus one scheduler step", "[engines]") {
+  const Model m = trace_golden("mistral-7b-v0.1.json");  // sliding_window 4096 on every layer
+  const Plan p = plan_for(m, R"({"engine": "vllm", "serve_seq": 32768})");
+  const EngineBudget& b = row(p, "a100-80gb").budget;
+  // SlidingWindowSpec.max_memory_usage_bytes: cdiv(min(window − 1 + max_num_batched_tokens,
+  // max_model_len), block_size) + 1 blocks per layer.
+  const int64_t blocks = (4096 - 1 + 2048 + 15) / 16 + 1;
+  CHECK(b.sequence_bytes == blocks * b.block_bytes);
+  CHECK(b.concurrency == std::min<int64_t>(256, b.kv_bytes / b.sequence_bytes));
+}
+
+TEST_CASE("SGLang's mem_fraction_static and token pool follow server_args.py and model_runner.py", "[engines]") {
+  const Model m = trace_golden("meta-llama-3-8b.json");
+  const Plan p = plan_for(m, R"({"engine": "sglang", "serve_seq": 8192})");
+  const EngineBudget& b = row(p, "h100-sxm").budget;
+  const double mib = double(card_of("h100-sxm").capacity_bytes) / double(1 << 20);
+  // 60-90 GiB: chunked_prefill_size 8192, cuda_graph_max_bs 256; reserved MiB, at least 10 GiB.
+  const double reserved = std::max(512 + 8192 * 1.5 + 256 * 2 + 1.0 / 8 * 1024, 10.0 * 1024);
+  CHECK(b.knobs.memory_fraction == Approx(std::round((mib - reserved) / mib * 1000) / 1000));
+  const int64_t cell = 8 * 128 * 32 * 2 * 2;
+  CHECK(b.block_bytes == cell);
+  CHECK(b.kv_tokens == (b.budget_bytes - b.weights_bytes - b.non_torch_bytes) / cell);
+  CHECK(b.concurrency == std::min(b.knobs.max_seqs, b.kv_tokens / 8192));
+}
+
+TEST_CASE("GGUF bits per weight come from ggml's block structs", "[engines]") {
+  // ggml-common.h: ggml_half is 2 bytes; QK4_0 = QK5_0 = QK8_0 = 32; QK_K = 256, K_SCALE_SIZE = 12.
+  const double half = 2;
+  CHECK(gguf_bits_per_weight(GgufType::q4_0) == (half + 32 / 2) * 8 / 32);            // 4.5
+  CHECK(gguf_bits_per_weight(GgufType::q4_1) == (2 * half + 32 / 2) * 8 / 32);        // 5.0
+  CHECK(gguf_bits_per_weight(GgufType::q5_0) == (half + 4 + 32 / 2) * 8 / 32);        // 5.5
+  CHECK(gguf_bits_per_weight(GgufType::q5_1) == (2 * half + 4 + 32 / 2) * 8 / 32);    // 6.0
+  CHECK(gguf_bits_per_weight(GgufType::q8_0) == (half + 32) * 8 / 32);                // 8.5
+  CHECK(gguf_bits_per_weight(GgufType::q4_k_m) == (2 * half + 12 + 256 / 2) * 8 / 256);        // 4.5
+  CHECK(gguf_bits_per_weight(GgufType::q5_k_m) == (2 * half + 12 + 256 / 8 + 256 / 2) * 8 / 256);  // 5.5
+  CHECK(gguf_bits_per_weight(GgufType::q6_k) == (256 / 2 + 256 / 4 + 256 / 16 + half) * 8 / 256);  // 6.5625
+  CHECK(gguf_bits_per_weight(GgufType::q6_k) == 6.5625);
+  CHECK(gguf_bits_per_weight(GgufType::f16) == 16);
+}
+
+TEST_CASE("A Q4_K_M file of Llama-3-8B mixes Q4_K, Q6_K and F32 as llama-quantize does", "[engines]") {
+  const Model m = trace_golden("meta-llama-3-8b.json");
+  // llama_tensor_get_type_impl for Q4_K_M: output.weight Q6_K; attn_v and ffn_down Q6_K on the
+  // layers use_more_bits picks; every other matrix Q4_K (4096 and 14336 divide by 256); norms F32.
+  auto more = [](int64_t i, int64_t n) { return i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2; };
+  const double q4k = 144.0 / 256, q6k = 210.0 / 256;
+  const int64_t h = 4096, kv = 1024, ff = 14336, vocab = 128256, L = 32;
+  double bytes = double(vocab * h) * q4k + double(vocab * h) * q6k + double(h) * 4;  // embedding, output, final norm
+  for (int64_t i = 0; i < L; ++i) {
+    const double v = more(i, L) ? q6k : q4k;
+    bytes += double(h * h + kv * h + h * h + 2 * ff * h) * q4k;  // q, k, o, gate, up
+    bytes += double(kv * h) * v + double(ff * h) * v;          // v, down
+    bytes += double(2 * h) * 4;                                 // two norms
+  }
+  const GgufWeights w = gguf_weights(m, GgufType::q4_k_m, L, true);
+  CHECK(double(w.total) == Approx(bytes).epsilon(1e-12));
+  // On the card: everything but the input embedding (llama.cpp keeps it in host memory).
+  CHECK(double(w.gpu) == Approx(bytes - double(vocab * h) * q4k).epsilon(1e-12));
+  // -ngl 16: half the layers, no output.
+  const GgufWeights half = gguf_weights(m, GgufType::q4_k_m, 16, false);
+  CHECK(half.gpu < w.gpu / 2);
+  CHECK(half.total == w.total);
+}
+
+TEST_CASE("llama.cpp: -ctk/-ctv q8_0 store the KV cache at 8.5 bits", "[engines]") {
+  const Model m = trace_golden("meta-llama-3-8b.json");
+  const Plan f16 = plan_for(m, R"({"engine": "llamacpp", "serve_seq": 8192})");
+  const Plan q8 = plan_for(m, R"({"engine": "llamacpp", "serve_seq": 8192, "cache_type_k": "q8_0", "cache_type_v": "q8_0"})");
+  const int64_t per_token_f16 = 2 * 32 * 8 * 128 * 2;
+  CHECK(row(f16, "h100-sxm").budget.block_bytes == per_token_f16);
+  CHECK(row(q8, "h100-sxm").budget.block_bytes == int64_t(std::ceil(double(2 * 32 * 8 * 128) * 34.0 / 32)));
+  CHECK(row(q8, "h100-sxm").budget.concurrency > row(f16, "h100-sxm").budget.concurrency);
+}
+
+TEST_CASE("Tensor parallelism halves weights and KV heads per rank, and replicates heads past their count", "[engines]") {
+  const Model m = trace_golden("meta-llama-3-8b.json");
+  const Plan one = plan_for(m, R"({"engine": "vllm", "serve_seq": 8192})");
+  const Plan two = plan_for(m, R"({"engine": "vllm", "serve_seq": 8192, "tp": 2})");
+  const Plan sixteen = plan_for(m, R"({"engine": "vllm", "serve_seq": 8192, "tp": 16})");
+  const EngineBudget& b1 = row(one, "h100-sxm").budget;
+  const EngineBudget& b2 = row(two, "h100-sxm").budget;
+  CHECK(b2.weights_bytes == (b1.weights_bytes + 1) / 2);
+  CHECK(b2.block_bytes == b1.block_bytes / 2);
+  CHECK_FALSE(b2.kv_replicated);
+  CHECK(b2.non_torch_bytes == b1.non_torch_bytes + (8 << 20));  // the custom all-reduce buffer
+  // 8 KV heads over 16 ranks: each rank keeps one whole head (vLLM: max(1, kv_heads / tp)).
+  const EngineBudget& b16 = row(sixteen, "h100-sxm").budget;
+  CHECK(b16.kv_replicated);
+  CHECK(b16.block_bytes == b1.block_bytes / 8);
+  CHECK(sixteen.serving.tp == 16);
+}
+
+TEST_CASE("The decode roofline reads the weights and the batch's KV cache at the card's bandwidth", "[engines]") {
+  const Model m = trace_golden("meta-llama-3-8b.json");
+  const Plan p = plan_for(m, R"({"engine": "vllm", "serve_seq": 8192, "prompt_tokens": 1000, "output_tokens": 200})");
+  const ServingRow& r = row(p, "h100-sxm");
+  const Card& card = card_of("h100-sxm");
+  REQUIRE(r.priced);
+  const int64_t batch = r.budget.workload_batch;
+  const int64_t context = 1000 + 200 / 2;
+  const double kv = double(context) * 2 * 32 * 8 * 128 * 2;  // K and V of every layer, bf16
+  const double bytes = double(r.budget.weights_bytes) + double(batch) * kv;
+  CHECK(r.decode_bytes_per_step == Approx(bytes).epsilon(1e-12));
+  REQUIRE(r.memory_bound);
+  CHECK(r.decode_step_seconds == Approx(bytes / (card.mem_bw_gbps * 1e9 * 0.8)).epsilon(1e-12));
+  // Output tokens per card: the batch's outputs over one round of prefill and decode.
+  const double prefill = double(batch) * 1000 * r.prefill_seconds_per_token;
+  const double round = prefill + 200 * r.decode_step_seconds;
+  CHECK(r.output_tokens_per_second == Approx(double(batch) * 200 / round).epsilon(1e-12));
+  CHECK(r.usd_per_m_output == Approx(*card.price(p.options) / 3600 * round / (double(batch) * 200) * 1e6).epsilon(1e-12));
+  // A larger bandwidth efficiency makes the memory-bound step faster in proportion.
+  const Plan fast = plan_for(m, R"({"engine": "vllm", "serve_seq": 8192, "prompt_tokens": 1000, "output_tokens": 200, "bandwidth_efficiency": 0.4})");
+  CHECK(row(fast, "h100-sxm").decode_step_seconds == Approx(2 * r.decode_step_seconds).epsilon(1e-12));
+}
+
+TEST_CASE("The hf engine is the serve mode: its concurrency is the card solver's serve batch", "[engines]") {
+  const Model m = trace_golden("meta-llama-3-8b.json");
+  const Plan p = plan_for(m, "{}");
+  REQUIRE(p.serving.engine == Engine::hf);
+  for (size_t i = 0; i < p.cards.size(); ++i) {
+    CHECK(p.serving.rows[i].budget.concurrency == p.cards[i].max_batch[int(Mode::serve)]);
+    CHECK(p.serving.rows[i].budget.weights_bytes == p.modes[int(Mode::serve)].components.front().bytes);
+  }
+}
+
+TEST_CASE("Choosing an engine changes the serving section only", "[engines]") {
+  const std::string config = golden_file("meta-llama-3-8b.json").at("config").dump();
+  auto strip = [](nlohmann::json r) {  // the Markdown twin carries the serving section too
+    r.erase("serving");
+    r.erase("markdown");
+    return r;
+  };
+  const nlohmann::json base = plan(config, nlohmann::json::object());
+  REQUIRE(base.value("ok", false));
+  CHECK(base["serving"]["engine"] == "hf");
+  CHECK(plan(config, {{"engine", "hf"}}) == base);
+  for (const char* e : {"vllm", "sglang", "tgi", "llamacpp"}) {
+    const nlohmann::json r = plan(config, {{"engine", e}, {"tp", 2}, {"prompt_tokens", 512}});
+    REQUIRE(r.value("ok", false));
+    CHECK(r["serving"]["engine"] == e);
+    CHECK(strip(r) == strip(base));
+  }
+}
+
+TEST_CASE("Serving options are refused out of range with the option as path", "[engines]") {
+  const std::string config = golden_file("meta-llama-3-8b.json").at("config").dump();
+  for (const auto& bad : {nlohmann::json{{"engine", "ollama"}}, nlohmann::json{{"tp", 0}},
+                          nlohmann::json{{"gpu_memory_utilization", 1.5}}, nlohmann::json{{"gguf", "q3_k"}},
+                          nlohmann::json{{"cache_type_k", "q6_k"}}}) {
+    const nlohmann::json r = plan(config, bad);
+    CHECK_FALSE(r.value("ok", true));
+    CHECK(r["error"]["code"] == "options.value");
+    CHECK(r["error"]["path"] == bad.begin().key());
+  }
+}
