@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "../model.hpp"
+#include "cards.hpp"
 #include "options.hpp"
 
 namespace cardfit {
@@ -20,5 +21,9 @@ struct Finding {
 std::vector<std::string> shape_errors(const Model& model);
 
 std::vector<Finding> run_checks(const Model& model, const Options& opt, int64_t seq);
+
+/// Checks of the cards the request names (card, fit_card, cards; the custom card): bf16 or
+/// bf16-mixed on a card without bf16 tensor math (T4, V100, Titan RTX), flagged per card.
+std::vector<Finding> card_checks(const Options& opt, const Catalog& catalog);
 
 }  // namespace cardfit

@@ -13,6 +13,9 @@ function csvCell(v) {
 function cardsCsv(r) {
   const head = ['card_id', 'card', 'capacity_bytes', 'usd_per_gpu_hr'];
   for (const m of MODES) head.push(`${m}_max_batch`, `${m}_safe_batch`, `${m}_borderline`, `${m}_split_cards`, `${m}_split_strategy`, `${m}_split_stage_blocks`);
+  // Training throughput at the planned batch and the run's cost (the core's cost rows, requested mode).
+  head.push('bf16', 'dense_tflops', 'mem_bw_gbps', 'train_cards', 'train_step_seconds', 'train_tokens_per_s', 'run_hours', 'run_usd');
+  const costRows = Object.fromEntries(list((r.cost || {}).rows).map((x) => [x.card, x]));
   const rows = [head];
   for (const c of list(r.cards)) {
     const row = [c.id, c.name, c.capacity_bytes, c.usd_per_gpu_hr ?? ''];
@@ -21,6 +24,10 @@ function cardsCsv(r) {
       row.push((c.max_batch || {})[m] ?? '', (c.safe_batch || {})[m] ?? '', (c.borderline || {})[m] ? 'true' : 'false',
         s ? s.cards : '', s ? s.strategy : '', s ? list(s.stage_blocks).join('+') : '');
     }
+    const x = costRows[c.id] || {};
+    const rate = x.fits && x.tokens_per_s > 0;
+    row.push(c.bf16 === false ? 'false' : 'true', c.dense_tflops || '', c.mem_bw_gbps || '', x.fits ? x.cards : '',
+      rate ? x.step_seconds : '', rate ? x.tokens_per_s : '', rate ? x.hours : '', x.priced ? x.usd : '');
     rows.push(row);
   }
   return rows.map((row) => row.map(csvCell).join(',')).join('\r\n') + '\r\n';
