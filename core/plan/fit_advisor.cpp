@@ -95,6 +95,17 @@ class Advisor {
     return std::nullopt;
   }
 
+  // Per-rank reserved bytes of `strategy` over n cards at micro-batch 1, fitting or not.
+  int64_t sharded_at(const Config& c, const std::string& strategy, int64_t n) const {
+    try {
+      const MemoryModel mm(m_, c.o, c.mode, c.seq, ov_);
+      SplitSolver solver(mm);
+      return solver.sharded_reserved(strategy, n);
+    } catch (const Error&) {
+      return kNever;
+    }
+  }
+
   double flops_per_token(const Config& c) const {
     if (c.mode == Mode::serve) return 0;
     return step_flops_per_token(m_, c.o, c.mode, c.seq);
@@ -337,7 +348,9 @@ FitAdvice advise_fit(const Model& m, const Plan& plan, const Catalog& cat, const
   } else {
     const std::vector<std::pair<WeightDtype, const char*>> quant = {
         {WeightDtype::fp8, "fp8"}, {WeightDtype::int8, "int8"}, {WeightDtype::int4, "int4"}};
-    for (const auto& [dtype, name] : quant) {
+    for (const auto& q : quant) {
+      const WeightDtype dtype = q.first;  // not a structured binding: lambdas capture it (clang 14)
+      const char* name = q.second;
       if (dtype == WeightDtype::fp8 && !card.fp8) continue;
       if (base.o.serve_dtype == dtype || base.o.serve_dtype == WeightDtype::nf4 || base.o.serve_dtype == WeightDtype::int4) continue;
       if (dtype == WeightDtype::int8 && base.o.serve_dtype == WeightDtype::fp8) continue;
@@ -400,12 +413,40 @@ FitAdvice advise_fit(const Model& m, const Plan& plan, const Catalog& cat, const
                        : "(the planner's ZeRO-3 cut); card-hours unchanged if communication overlaps: ZeRO-3 moves "
                          "1.5× the data-parallel volume per step.");
     } else {
-      ch.options = "{}";
-      ch.reserved_bytes = 0;
-      ch.cost = "No cut over " + std::to_string(a.owned_ > 1 ? a.owned_ : 1024) + " cards of this type holds it.";
+      // No count holds it: the per-card bytes over the cards you have (8, a node, with one card).
+      const int64_t n = a.owned_ > 1 ? a.owned_ : 8;
+      ch.cards = n;
+      ch.reserved_bytes = a.sharded_at(base, strategy, n);
+      ch.saved_bytes = be.reserved == kNever || ch.reserved_bytes == kNever ? 0 : be.reserved - ch.reserved_bytes;
+      ch.fits = false;
+      ch.options = json{{"strategy", strategy}, {"cards", n}, {"batch", 1}}.dump();
+      ch.step_seconds = a.step_seconds(c);
+      ch.cost = "Over " + std::to_string(n) + " cards at micro-batch 1 it still does not fit, nor over up to " +
+                std::to_string(a.owned_ > 1 ? a.owned_ : 1024) + " cards: " +
+                (serve ? "what is not split (activations, the logits) exceeds the card."
+                       : "ZeRO-3 shards weights, gradients and optimizer states, not the activations; combine it "
+                         "with checkpointing or a shorter sequence.");
     }
     ch.source = serve ? "Shoeybi et al. 2019, Megatron-LM, arXiv:1909.08053" : kZeroSource;
     out.changes.push_back(std::move(ch));
+    if (const auto pipe = a.sharded(base, "pipeline")) {  // the planner's pipeline cut, when there is one
+      FitChange pc;
+      pc.id = "pipeline";
+      pc.title = "A pipeline cut over several cards";
+      pc.cards = pipe->cards;
+      pc.reserved_bytes = pipe->per_card_bytes;
+      pc.saved_bytes = be.reserved == kNever ? 0 : be.reserved - pipe->per_card_bytes;
+      pc.fits = pipe->cards <= a.owned_;
+      pc.options = json{{"strategy", "pipeline"}, {"cards", pipe->cards}, {"stage_blocks", pipe->stage_layers}}.dump();
+      pc.time_factor = pipe->card_hours;
+      pc.step_seconds = a.step_seconds(c);
+      pc.cost = "Needs " + std::to_string(pipe->cards) + " cards (you have " + std::to_string(a.owned_) +
+                "), blocks per stage as the planner cuts them; the 1F1B bubble makes it ×" +
+                std::to_string(pipe->card_hours).substr(0, 4) + " card-hours at " +
+                std::to_string(std::max<int64_t>(1, base.o.cost_batch)) + " micro-batches.";
+      pc.source = "Narayanan et al. 2021, Efficient Large-Scale Language Model Training on GPU Clusters, arXiv:2104.04473";
+      out.changes.push_back(std::move(pc));
+    }
   }
   if (!serve)
     missing("offload", "CPU offload (ZeRO-Offload, FSDP cpu_offload)",
@@ -415,7 +456,9 @@ FitAdvice advise_fit(const Model& m, const Plan& plan, const Catalog& cat, const
 
   // ---- the best combination, when no single change fits
   bool any = false;
-  for (const auto& ch : out.changes) any = any || (ch.available && ch.fits);
+  // (A shorter sequence alone does not count: it changes the data, so the combination is still
+  // worth giving.)
+  for (const auto& ch : out.changes) any = any || (ch.available && ch.fits && ch.id != "seq" && ch.id != "serve_seq");
   if (!out.fits && !any) {
     using Step = std::function<std::optional<Config>(const Config&)>;
     std::vector<std::pair<std::string, Step>> steps;
