@@ -4,6 +4,7 @@
 #include "include/cardfit/planner.hpp"
 
 #include <list>
+#include <memory>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -15,6 +16,7 @@
 #include "plan/cards.hpp"
 #include "plan/checkpoint.hpp"
 #include "plan/checks.hpp"
+#include "plan/fit_advisor.hpp"
 #include "plan/plan.hpp"
 #include "plan/validate.hpp"
 #include "report/report.hpp"
@@ -88,6 +90,9 @@ namespace {
 struct Planned {
   Options options;
   const Traced* traced = nullptr;
+  std::shared_ptr<const Catalog> catalog;  // the request's cards (options cards, the custom card):
+                                           // the plan's card rows point into it
+  const Catalog* base = nullptr;            // the whole catalog
   Plan plan;
 };
 
@@ -97,7 +102,12 @@ Planned make(Planner::State& s, std::string_view config_text, std::string_view o
   p.traced = &s.trace(config_text);
   const Catalog& catalog = s.cards();
   validate_request(p.traced->config, p.traced->model, p.options, catalog);  // refusals, before planning
-  p.plan = make_plan(p.traced->model, p.options, catalog);
+  p.base = &catalog;
+  if (p.options.cards.empty() && !p.options.custom_memory_bytes)
+    p.catalog = std::shared_ptr<const Catalog>(std::shared_ptr<const Catalog>(), &catalog);  // not owned
+  else
+    p.catalog = std::make_shared<const Catalog>(request_catalog(catalog, p.options));
+  p.plan = make_plan(p.traced->model, p.options, *p.catalog);
   return p;
 }
 
@@ -111,10 +121,24 @@ std::string core_of(const Planned& p) {
   single.batch = 1;
   batched.batch = 2;
   const Card* priced = p.plan.cost.priced ? p.plan.cost.priced->card : nullptr;
-  const auto checks_single = run_checks(m, single, p.plan.seq, priced);
-  const auto checks_batched = run_checks(m, batched, p.plan.seq, priced);
+  auto checks_single = run_checks(m, single, p.plan.seq, priced);
+  auto checks_batched = run_checks(m, batched, p.plan.seq, priced);
+  // The cards' own checks (bf16 on a card without it), the same at every batch, over every card
+  // the request names (the cards filter may leave the priced or the fit card out of the table).
+  std::optional<Catalog> every;
+  if (!p.options.cards.empty()) {
+    Options unfiltered = p.options;
+    unfiltered.cards.clear();
+    every = request_catalog(*p.base, unfiltered);
+  }
+  const Catalog& lookup = every ? *every : *p.catalog;
+  for (auto* list : {&checks_single, &checks_batched})
+    for (auto& f : card_checks(p.options, lookup)) list->push_back(std::move(f));
   const auto& checks = p.options.batch > 1 ? checks_batched : checks_single;
-  return core_report({m, p.plan, checkpoint, checks, checks_single, checks_batched});
+  std::string fit;
+  if (!p.options.fit_card.empty())
+    if (const Card* card = find_card(lookup, p.options.fit_card)) fit = fit_report(advise_fit(m, p.plan, *p.catalog, *card));
+  return core_report({m, p.plan, checkpoint, checks, checks_single, checks_batched, fit.empty() ? nullptr : &fit});
 }
 }  // namespace
 

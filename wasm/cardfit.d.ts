@@ -112,6 +112,24 @@ export interface PlanOptions {
   mfu?: number;
   /** USD per GPU-hour by card id, overriding the catalog. Default: the catalog's prices. CLI: `--prices CARD=USD,...`. */
   prices?: Record<string, number>;
+  /** Only the cards I have: the card ids the card table keeps ("custom" for the custom card). Default: every card of data/cards.json. CLI: `--cards ID,ID,...`. */
+  cards?: string[];
+  /** A custom card (id "custom") of this many bytes a process can allocate (torch total_memory); it joins every table. An integer in [1048576, 1125899906842624]. Default: no custom card. CLI: `--custom-memory-bytes N`. */
+  custom_memory_bytes?: number;
+  /** The custom card's name. Default: "Custom card". CLI: `--custom-name NAME`. */
+  custom_name?: string;
+  /** The custom card runs bf16 tensor math (false: fp16 only, like T4 and V100). Default: true. CLI: `--custom-bf16 true|false`. */
+  custom_bf16?: boolean;
+  /** The custom card's dense 16-bit tensor peak in TFLOP/s (FP32 accumulate). A number in (0, 1000000]. Default: none: no time or cost. CLI: `--custom-tflops X`. */
+  custom_tflops?: number;
+  /** The custom card's memory bandwidth in GB/s. A number in (0, 1000000]. Default: none. CLI: `--custom-bw-gbps X`. */
+  custom_bw_gbps?: number;
+  /** The custom card's price in USD per GPU-hour. A number in [0, 10000]. Default: none: not priced. CLI: `--custom-usd-per-hr USD`. */
+  custom_usd_per_hr?: number;
+  /** Make it fit: the card (id) to fit the plan on; the report gains a fit section of changes, each re-planned. Default: none: no fit section. CLI: `--fit CARD`. */
+  fit_card?: string;
+  /** How many of fit_card you have. An integer in [1, 4096]. Default: 1. CLI: `--fit-cards N`. */
+  fit_cards?: number;
   /** Scalars in the published weights, reconciled with the traced parameters. An integer in [1, 9223372036854776000]. Default: none. CLI: `--checkpoint-total N`. */
   checkpoint_total?: number;
   /** The JSON header text of a model.safetensors (the CLI reads it from the file). Default: none. CLI: `--safetensors FILE`. */

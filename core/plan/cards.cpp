@@ -1,6 +1,8 @@
 // Catalog parsing and the monotone batch search.
 #include "cards.hpp"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "../error.hpp"
@@ -59,6 +61,10 @@ Catalog load_catalog() {
       card.fp16_tflops = num(t, "fp16");
       card.fp32_tflops = num(t, "fp32");
       card.fp8_tflops = num(t, "fp8");
+      // bf16/fp8 support: the card's "supports" when stated, else a published peak for the dtype.
+      const json sup = c.value("supports", json::object());
+      card.bf16 = sup.contains("bf16") && sup["bf16"].is_boolean() ? sup["bf16"].get<bool>() : card.bf16_tflops > 0;
+      card.fp8 = sup.contains("fp8") && sup["fp8"].is_boolean() ? sup["fp8"].get<bool>() : card.fp8_tflops > 0;
       for (const auto& p : c.value("prices", json::array()))
         card.prices.push_back({str(p, "provider"), str(p, "product"), str(p, "date"), str(p, "source"),
                                num(p, "usd_per_gpu_hr")});
@@ -74,6 +80,33 @@ const Card* find_card(const Catalog& cat, const std::string& id) {
   for (const auto& c : cat.cards)
     if (c.id == id) return &c;
   return nullptr;
+}
+
+Catalog request_catalog(const Catalog& cat, const Options& o) {
+  if (o.cards.empty() && !o.custom_memory_bytes) return cat;
+  Catalog out = cat;
+  if (!o.cards.empty()) {
+    out.cards.clear();
+    for (const auto& c : cat.cards)
+      if (std::find(o.cards.begin(), o.cards.end(), c.id) != o.cards.end()) out.cards.push_back(c);
+  }
+  const bool custom_kept = o.cards.empty() || std::find(o.cards.begin(), o.cards.end(), kCustomCardId) != o.cards.end();
+  if (o.custom_memory_bytes && custom_kept) {
+    Card c;
+    c.id = kCustomCardId;
+    c.name = o.custom_name.empty() ? "Custom card" : o.custom_name;
+    c.capacity_bytes = *o.custom_memory_bytes;
+    c.mem_bw_gbps = o.custom_bw_gbps.value_or(0);
+    c.bf16 = o.custom_bf16;
+    const double peak = o.custom_tflops.value_or(0);
+    c.fp16_tflops = peak;
+    c.bf16_tflops = o.custom_bf16 ? peak : 0;
+    c.fp32_tflops = 0;  // unknown: an fp32 plan on the custom card has no throughput
+    c.custom = true;
+    if (o.custom_usd_per_hr) c.prices.push_back({"custom", "the user's price", "", "options.custom_usd_per_hr", *o.custom_usd_per_hr});
+    out.cards.push_back(std::move(c));
+  }
+  return out;
 }
 
 int64_t largest_fitting(const std::function<bool(int64_t)>& fits, int64_t limit) {

@@ -21,6 +21,8 @@ struct Card {
   int64_t driver_mib = 0;       // the total nvidia-smi shows (0 where unpublished)
   double mem_bw_gbps = 0;
   double bf16_tflops = 0, fp16_tflops = 0, fp32_tflops = 0, fp8_tflops = 0;
+  bool bf16 = true, fp8 = false;  // the card runs bf16 / fp8 tensor math (data/cards.json "supports")
+  bool custom = false;            // the user's custom card (options custom_*), not the catalog's
   std::vector<Price> prices;
   double dense_tflops(Precision p) const;   // the training rate for the precision (bf16→fp16 fallback)
   std::optional<double> price(const Options& opt) const;  // user's override, else cheapest listed
@@ -38,6 +40,12 @@ struct Catalog {
 /// Parses the embedded catalog (throws Error(internal) if the data file is broken).
 Catalog load_catalog();
 const Card* find_card(const Catalog& catalog, const std::string& id);
+
+/// The id of the custom card (options custom_memory_bytes, custom_*).
+inline constexpr const char* kCustomCardId = "custom";
+/// The catalog a request plans over: the catalog's cards, kept to options.cards when given (in the
+/// catalog's order), and the custom card last when options.custom_memory_bytes is set.
+Catalog request_catalog(const Catalog& catalog, const Options& options);
 
 /// Largest n in [1, limit] with fits(n), for a monotone predicate; 0 if fits(1) is false.
 int64_t largest_fitting(const std::function<bool(int64_t)>& fits, int64_t limit);

@@ -1,6 +1,7 @@
 // The checks. Each one is a few lines: a condition on the config/model, a message, a fix.
 #include "checks.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -191,6 +192,38 @@ std::vector<Finding> run_checks(const Model& m, const Options& opt, int64_t seq,
   if (opt.float8 && opt.mode != Mode::full)
     add("float8-full-only", "info", "float8 is modelled for a full fine-tune (torchao convert_to_float8_training); "
         "this " + std::string(mode_name(opt.mode)) + " plan ignores it.", "Plan mode full, or drop float8.");
+  return out;
+}
+
+std::vector<Finding> card_checks(const Options& opt, const Catalog& catalog) {
+  std::vector<Finding> out;
+  const bool bf16_train = opt.mode != Mode::serve && (opt.precision == Precision::bf16 || opt.precision == Precision::bf16_mixed);
+  const bool bf16_serve = opt.mode == Mode::serve && opt.serve_dtype == WeightDtype::bf16;
+  if (!bf16_train && !bf16_serve) return out;
+  std::vector<std::string> named;  // the cards the request names, in the order given
+  auto name = [&](const std::string& id) {
+    if (!id.empty() && std::find(named.begin(), named.end(), id) == named.end()) named.push_back(id);
+  };
+  name(opt.card);
+  name(opt.fit_card);
+  for (const auto& id : opt.cards) name(id);
+  if (opt.custom_memory_bytes) name(kCustomCardId);
+  for (const auto& id : named) {
+    const Card* c = find_card(catalog, id);
+    if (!c || c->bf16) continue;
+    if (bf16_train)
+      out.push_back({"bf16-unsupported-card", "warning",
+                     c->name + " has no bf16 tensor math (bf16 needs compute capability 8.0, Ampere or newer): " +
+                         precision_name(opt.precision) + " does not run there (transformers refuses --bf16 on it), and "
+                         "its cost is quoted at the fp16 rate.",
+                     "On " + c->name + ", train with precision fp16-mixed (a loss scaler; the fp16-on-bf16-model check "
+                     "tells whether the checkpoint's activations overflow in fp16), or choose a card with bf16."});
+    else
+      out.push_back({"bf16-unsupported-card", "warning",
+                     c->name + " has no bf16 tensor math (compute capability below 8.0): serving engines refuse bf16 "
+                     "weights there.",
+                     "On " + c->name + ", serve with serve_dtype fp16 (vLLM --dtype half), or choose a card with bf16."});
+  }
   return out;
 }
 

@@ -82,7 +82,7 @@ double step_flops_per_token(const Model& m, const Options& opt, Mode mode, int64
 }
 
 namespace {
-CostRow row_for(const Plan& plan, const CardRow& r, Mode mode, double flops, double mfu) {
+CostRow row_for(const Plan& plan, const CardRow& r, Mode mode, double flops, double flops_per_token, double mfu) {
   CostRow row;
   row.card = r.card;
   row.mode = mode;
@@ -105,6 +105,11 @@ CostRow row_for(const Plan& plan, const CardRow& r, Mode mode, double flops, dou
   const auto price = r.card->price(plan.options);
   if (tflops <= 0) return row;  // no published throughput: not priced
   row.hours = flops * factor / (double(row.cards) * tflops * 1e12 * mfu) / 3600.0;
+  if (flops_per_token > 0) {
+    const Options& o = plan.options;
+    row.tokens_per_s = double(row.cards) * tflops * 1e12 * mfu / (flops_per_token * factor);
+    row.step_seconds = double(plan.seq) * double(o.batch) * double(o.grad_accum) * double(row.cards) / row.tokens_per_s;
+  }
   if (!price) return row;        // no price: hours only
   row.usd = row.hours * double(row.cards) * *price;
   row.priced = true;
@@ -123,16 +128,18 @@ void cost_plan(const Model& m, const Catalog& cat, Plan& plan) {
   c.flops_per_token_step = step_flops_per_token(m, o, mode, plan.seq);
   c.tokens = double(o.epochs) * double(o.samples) * double(plan.seq);
   c.total_flops = c.flops_per_token_step * c.tokens;
-  double mode_flops[3];
-  for (Mode alt : {Mode::full, Mode::lora, Mode::qlora})
-    mode_flops[int(alt)] = step_flops_per_token(m, o, alt, plan.seq) * c.tokens;
+  double mode_flops[3], mode_flops_per_token[3];
+  for (Mode alt : {Mode::full, Mode::lora, Mode::qlora}) {
+    mode_flops_per_token[int(alt)] = step_flops_per_token(m, o, alt, plan.seq);
+    mode_flops[int(alt)] = mode_flops_per_token[int(alt)] * c.tokens;
+  }
   const std::string priced = o.card.empty() ? cat.priced_card : o.card;
   for (const auto& r : plan.cards) {
-    CostRow row = row_for(plan, r, mode, c.total_flops, c.mfu);
+    CostRow row = row_for(plan, r, mode, c.total_flops, c.flops_per_token_step, c.mfu);
     c.rows.push_back(row);
     if (r.card->id == priced) c.priced = row;
     for (Mode alt : {Mode::full, Mode::lora, Mode::qlora}) {
-      CostRow candidate = row_for(plan, r, alt, mode_flops[int(alt)], c.mfu);
+      CostRow candidate = row_for(plan, r, alt, mode_flops[int(alt)], mode_flops_per_token[int(alt)], c.mfu);
       if (candidate.fits && candidate.priced && (!c.cheapest || candidate.usd < c.cheapest->usd)) c.cheapest = candidate;
     }
   }

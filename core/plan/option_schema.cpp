@@ -280,6 +280,36 @@ constexpr OptionSpec specs[] = {
      .flag = "--prices", .flag_arg = "CARD=USD,...", .num_min = 0, .default_note = "the catalog's prices",
      .expect = "map card ids to USD per GPU-hour", .item_expect = "be a non-negative number (USD per GPU-hour)",
      .store = put_prices<&Options::prices>},
+    {.name = "cards", .type = T::names, .group = "cost",
+     .doc = "Only the cards I have: the card ids the card table keeps (\"custom\" for the custom card).",
+     .flag = "--cards", .flag_arg = "ID,ID,...", .non_empty = true, .default_note = "every card of data/cards.json",
+     .expect = R"(be a list of card ids such as ["t4", "rtx4090"])", .store = put_names<&Options::cards>},
+    {.name = "custom_memory_bytes", .type = T::integer, .group = "cost",
+     .doc = "A custom card (id \"custom\") of this many bytes a process can allocate (torch total_memory); it joins every table.",
+     .flag = "--custom-memory-bytes", .flag_arg = "N", .int_min = int64_t(1) << 20, .int_max = int64_t(1) << 50,
+     .default_note = "no custom card", .store = put_int<&Options::custom_memory_bytes>},
+    {.name = "custom_name", .type = T::text, .group = "cost", .doc = "The custom card's name.", .flag = "--custom-name",
+     .flag_arg = "NAME", .max_length = 60, .non_empty = true, .default_note = "\"Custom card\"",
+     .expect = "be a short name", .store = put_text<&Options::custom_name>},
+    {.name = "custom_bf16", .type = T::boolean, .group = "cost",
+     .doc = "The custom card runs bf16 tensor math (false: fp16 only, like T4 and V100).", .flag = "--custom-bf16",
+     .flag_arg = "true|false", .default_json = "true", .store = put_bool<&Options::custom_bf16>},
+    {.name = "custom_tflops", .type = T::number, .group = "cost",
+     .doc = "The custom card's dense 16-bit tensor peak in TFLOP/s (FP32 accumulate).", .flag = "--custom-tflops",
+     .flag_arg = "X", .num_min = 0, .num_max = 1e6, .num_min_open = true, .default_note = "none: no time or cost",
+     .store = put_number<&Options::custom_tflops>},
+    {.name = "custom_bw_gbps", .type = T::number, .group = "cost", .doc = "The custom card's memory bandwidth in GB/s.",
+     .flag = "--custom-bw-gbps", .flag_arg = "X", .num_min = 0, .num_max = 1e6, .num_min_open = true,
+     .default_note = "none", .store = put_number<&Options::custom_bw_gbps>},
+    {.name = "custom_usd_per_hr", .type = T::number, .group = "cost", .doc = "The custom card's price in USD per GPU-hour.",
+     .flag = "--custom-usd-per-hr", .flag_arg = "USD", .num_min = 0, .num_max = 1e4, .default_note = "none: not priced",
+     .store = put_number<&Options::custom_usd_per_hr>},
+    {.name = "fit_card", .type = T::text, .group = "cost",
+     .doc = "Make it fit: the card (id) to fit the plan on; the report gains a fit section of changes, each re-planned.",
+     .flag = "--fit", .flag_arg = "CARD", .max_length = 200, .non_empty = true, .default_note = "none: no fit section",
+     .expect = R"(be a card id such as "a10g")", .store = put_text<&Options::fit_card>},
+    {.name = "fit_cards", .type = T::integer, .group = "cost", .doc = "How many of fit_card you have.", .flag = "--fit-cards",
+     .flag_arg = "N", .int_min = 1, .int_max = 4096, .default_json = "1", .store = put_int<&Options::fit_cards>},
     // checkpoint
     {.name = "checkpoint_total", .type = T::integer, .group = "checkpoint",
      .doc = "Scalars in the published weights, reconciled with the traced parameters.", .flag = "--checkpoint-total",
@@ -446,7 +476,9 @@ void apply_option(const OptionSpec& s, const json& v, Options& out) {
       break;
     case T::names:
       if (!v.is_array()) must(s.expect);
-      if (s.non_empty && v.empty()) must("name at least one module (omit it for the default)");
+      if (s.non_empty && v.empty())
+        must(s.name == "cards" ? "name at least one card (omit it for every card)"
+                               : "name at least one module (omit it for the default)");
       for (const auto& item : v)
         if (!item.is_string() || item.get_ref<const std::string&>().empty()) must(s.expect);
       break;

@@ -196,6 +196,17 @@ struct Options {
   std::optional<int64_t> n_gpu_layers;             // llama.cpp -ngl (empty: every layer and the output)
   int64_t prompt_tokens = 1024, output_tokens = 128;  // serving workload per request
   double bandwidth_efficiency = 0.8;               // share of peak memory bandwidth a decode step reads at
+  // Cards (data/cards.json, docs/cards.md)
+  std::vector<std::string> cards;  // "only the cards I have": card ids the card table keeps (empty: all)
+  std::optional<int64_t> custom_memory_bytes;  // a custom card ("custom"): set = it joins every table
+  std::string custom_name;         // its name (empty: "Custom card")
+  bool custom_bf16 = true;         // it runs bf16 tensor math
+  std::optional<double> custom_tflops;    // its dense 16-bit peak (TFLOP/s); empty: no throughput
+  std::optional<double> custom_bw_gbps;   // its memory bandwidth (GB/s)
+  std::optional<double> custom_usd_per_hr;  // its price (USD per GPU-hour); empty: not priced
+  // "Make it fit" (plan/fit_advisor.hpp)
+  std::string fit_card;            // empty: no fit section
+  int64_t fit_cards = 1;           // how many of fit_card the user has
 
   bool operator==(const Options&) const = default;  // for tests: a schema default parses to Options{}
 };

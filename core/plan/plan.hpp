@@ -44,6 +44,10 @@ struct CostRow {
   double hours = 0, usd = 0;
   bool fits = false;     // the configuration fits in memory (one card, or the split)
   bool priced = false;   // the card has a dense peak and a price: hours and usd are meaningful
+  // Training throughput at the planned batch (roofline: step FLOPs / (cards × dense peak × MFU));
+  // 0 where the card has no published peak or the configuration does not fit.
+  double tokens_per_s = 0;   // the row's cards together
+  double step_seconds = 0;   // one optimizer step: batch × grad_accum samples on each card
 };
 
 struct Cost {

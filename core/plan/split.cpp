@@ -192,6 +192,11 @@ int64_t SplitSolver::sharded(int stage, int64_t n) {
   return peak;
 }
 
+int64_t SplitSolver::sharded_reserved(const std::string& strategy, int64_t n) {
+  const int stage = strategy == "zero1" ? 1 : strategy == "zero2" ? 2 : strategy == "zero3" ? 3 : 0;
+  return memory_.reserved_for(sharded(stage, std::max<int64_t>(1, n)));
+}
+
 std::optional<Split> SplitSolver::split(int64_t capacity, int64_t micro, int64_t max_cards) {
   const MemoryModel& memory = memory_;
   auto fits = [&](int64_t peak) { return memory.reserved_for(peak) <= capacity; };

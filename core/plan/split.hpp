@@ -59,6 +59,9 @@ class SplitSolver {
   explicit SplitSolver(const MemoryModel& memory);
   /// The split over cards of `capacity` bytes, or nothing if even `max_cards` cards cannot hold it.
   std::optional<Split> split(int64_t capacity, int64_t micro_batches, int64_t max_cards = 1024);
+  /// Reserved bytes per rank at batch 1 of sharding strategy "zero1"/"zero2"/"zero3" (training)
+  /// or "tensor" (serving) over n ranks, whether or not it fits a card (the fit advisor's savings).
+  int64_t sharded_reserved(const std::string& strategy, int64_t n);
 
  private:
   // Per-rank peak (batch 1) of sharding strategy `stage` (0: tensor parallel) over n ranks.

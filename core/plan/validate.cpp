@@ -90,12 +90,22 @@ void check_cards(const Options& o, const Catalog& catalog) {
   auto known = [&] {
     std::string ids;
     for (const auto& c : catalog.cards) ids += (ids.empty() ? "" : ", ") + c.id;
+    if (o.custom_memory_bytes) ids += std::string(", ") + kCustomCardId;
     return ids;
   };
-  if (!o.card.empty() && !find_card(catalog, o.card))
+  // A card id: the catalog's, or "custom" when the custom card is defined.
+  auto is_card = [&](const std::string& id) { return find_card(catalog, id) || (o.custom_memory_bytes && id == kCustomCardId); };
+  for (const auto& id : o.cards)
+    if (!is_card(id))
+      throw Error(ErrorCode::option_value, "Option cards names an unknown card \"" + clip(id) + "\"; known cards: " + known() + ".",
+                  "cards");
+  if (!o.fit_card.empty() && !is_card(o.fit_card))
+    throw Error(ErrorCode::option_value, "Unknown card \"" + clip(o.fit_card) + "\" for fit_card; known cards: " + known() + ".",
+                "fit_card");
+  if (!o.card.empty() && !is_card(o.card))
     throw Error(ErrorCode::option_value, "Unknown card \"" + clip(o.card) + "\"; known cards: " + known() + ".", "card");
   for (const auto& [id, price] : o.prices)
-    if (!find_card(catalog, id))
+    if (!is_card(id))
       throw Error(ErrorCode::option_value, "Option prices names an unknown card \"" + clip(id) + "\"; known cards: " + known() + ".",
                   "prices." + clip(id));
 }

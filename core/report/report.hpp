@@ -12,6 +12,7 @@
 #include "../model.hpp"
 #include "../plan/checkpoint.hpp"
 #include "../plan/checks.hpp"
+#include "../plan/fit_advisor.hpp"
 #include "../plan/plan.hpp"
 
 namespace cardfit {
@@ -27,6 +28,7 @@ struct CoreReportInput {
   const std::vector<Finding>& checks;          // at the requested batch
   const std::vector<Finding>& checks_single;   // the same plan at batch 1
   const std::vector<Finding>& checks_batched;  // ... and at any batch above 1
+  const std::string* fit = nullptr;            // the fit section's JSON (fit_report), when asked
 };
 
 /// The core report: {"ok":true,"schema",...} without params.tensors, graph, curves, markdown.
@@ -40,6 +42,8 @@ std::string graph_report(const Model& model, const Plan& plan);
 std::string tensors_report(const Model& model, bool expand_experts);
 /// The curves section: memory against batch per mode (plan/curve.hpp).
 std::string curves_report(const Plan& plan);
+/// The fit section ("make it fit", options fit_card and fit_cards).
+std::string fit_report(const FitAdvice& advice);
 
 std::string report_markdown(const nlohmann::json& report);
 /// The one-sentence summary of the reference pages.

@@ -88,7 +88,8 @@ void cost_row(JsonWriter& w, const CostRow& r) {
   w.begin_object();
   w.field("card", r.card ? r.card->id : std::string()).field("cards", r.cards).field("fits", r.fits);
   w.field("hours", r.hours).field("mode", mode_name(r.mode)).field("priced", r.priced);
-  w.field("strategy", r.strategy).field("usd", r.usd);
+  w.field("step_seconds", r.step_seconds).field("strategy", r.strategy).field("tokens_per_s", r.tokens_per_s);
+  w.field("usd", r.usd);
   w.end_object();
 }
 
@@ -186,12 +187,13 @@ void checkpoint_section(JsonWriter& w, const std::optional<Reconciliation>& ck) 
 void cards_section(JsonWriter& w, const Plan& p) {
   w.begin_array();
   for (const auto& row : p.cards) {
-    w.begin_object().key("borderline");
+    w.begin_object().field("bf16", row.card->bf16).key("borderline");
     per_mode(w, [&](int i) { w.value(row.borderline[i]); });
-    w.field("capacity_bytes", row.card->capacity_bytes).field("driver_mib", row.card->driver_mib);
-    w.field("id", row.card->id).key("max_batch");
+    w.field("capacity_bytes", row.card->capacity_bytes).field("custom", row.card->custom);
+    w.field("dense_tflops", row.card->dense_tflops(p.options.precision)).field("driver_mib", row.card->driver_mib);
+    w.field("fp8", row.card->fp8).field("id", row.card->id).key("max_batch");
     per_mode(w, [&](int i) { w.value(row.max_batch[i]); });
-    w.field("name", row.card->name).key("safe_batch");
+    w.field("mem_bw_gbps", row.card->mem_bw_gbps).field("name", row.card->name).key("safe_batch");
     per_mode(w, [&](int i) { w.value(row.safe_batch[i]); });
     w.key("split");
     per_mode(w, [&](int i) {
@@ -290,6 +292,7 @@ std::string core_report(const CoreReportInput& in) {
   w.end_object();
   w.key("cost");
   cost_section(w, p);
+  if (in.fit) w.key("fit").raw(*in.fit);
   w.field("headline", headline(m, p));
   w.key("linear_names").begin_array();  // the LoRA target choices: distinct leaf names of linears
   {

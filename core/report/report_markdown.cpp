@@ -44,6 +44,57 @@ std::string usd(double v) {
   return buf;
 }
 
+std::string fixed(double v, int digits) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+std::string seconds(double v) { return v <= 0 ? "–" : fixed(v, v < 10 ? 2 : 1); }
+std::string rate(double v) { return v <= 0 ? "–" : format_thousands(int64_t(v + 0.5)); }
+std::string hours(double v) { return v <= 0 ? "–" : fixed(v, v < 10 ? 2 : 1); }
+
+// The fit section: the changes that make the plan fit the chosen card, each re-planned.
+std::string fit_markdown(const json& f) {
+  std::ostringstream md;
+  md << "## Make it fit: " << f["card_name"].get<std::string>();
+  if (i64(f, "cards") > 1) md << " × " << i64(f, "cards");
+  md << "\n\nThe requested plan (" << f["mode"].get<std::string>() << ", batch " << i64(f, "batch") << ", "
+     << i64(f, "seq") << " tokens) reserves " << format_gb(i64(f, "reserved_bytes")) << " per card; the card holds "
+     << format_gb(i64(f, "capacity_bytes")) << ": " << (f.value("fits", false) ? "it fits." : "it does not fit.")
+     << " Each change below is re-planned with the memory model.\n\n"
+        "| Change | Options | Reserved | Saves | Fits alone | Step FLOPs | Cost and caveats |\n|---|---|---:|---:|---|---:|---|\n";
+  for (const auto& c : f["changes"]) {
+    if (!c.value("available", true)) {
+      md << "| " << c["title"].get<std::string>() << " | – | – | – | not modelled | – | " << c["cost"].get<std::string>() << " |\n";
+      continue;
+    }
+    const double tf = c["time_factor"].get<double>();
+    md << "| " << c["title"].get<std::string>() << " | `" << c["options"].dump() << "` | " << format_gb(i64(c, "reserved_bytes"))
+       << " | " << format_gb(i64(c, "saved_bytes")) << " | "
+       << (c.value("fits", false) ? "yes" : "no") << (i64(c, "cards") > 1 ? " (" + std::to_string(i64(c, "cards")) + " cards)" : "")
+       << " | ×" << fixed(tf, 2) << " | " << c["cost"].get<std::string>()
+       << (c["source"].get<std::string>().empty() ? "" : " (" + c["source"].get<std::string>() + ")") << " |\n";
+  }
+  const json& b = f["best"];
+  if (b.is_object()) {
+    std::string ids;
+    for (const auto& id : b["ids"]) ids += (ids.empty() ? "" : " + ") + id.get<std::string>();
+    md << "\nNo single change fits; together: **" << ids << "** (`" << b["options"].dump() << "`), "
+       << format_gb(i64(b, "reserved_bytes")) << " per card, step FLOPs ×" << fixed(b["time_factor"].get<double>(), 2) << ".\n";
+  } else if (!f.value("fits", false)) {
+    bool any = false;
+    for (const auto& c : f["changes"]) any = any || (c.value("available", true) && c.value("fits", false));
+    if (!any) md << "\nNo combination of these changes fits this card.\n";
+  }
+  md << "\nLongest sequence that fits at batch " << i64(f, "batch") << " (" << f["mode"].get<std::string>()
+     << ", exact search up to " << i64(f, "seq_limit") << "):\n\n| Card | Longest seq |\n|---|---:|\n";
+  for (const auto& s : f["longest_seq"])
+    md << "| " << s["card"].get<std::string>() << " | "
+       << (i64(s, "longest_seq") > 0 ? format_thousands(i64(s, "longest_seq")) : std::string("none")) << " |\n";
+  md << "\n";
+  return md.str();
+}
+
 // "fits one T4 16 GB", "2 × H200 (pipeline)", "does not fit on any card of the catalog".
 std::string where_it_fits(const Plan& p, Mode mode) {
   const int mi = int(mode);
@@ -172,6 +223,23 @@ std::string report_markdown(const json& r) {
        << usd(cost["cheapest"]["usd"].get<double>()) << ".";
   md << "\n\n";
   if (r.contains("serving") && r["serving"].is_object()) md << serving_markdown(r["serving"]);
+  // Training throughput at the planned batch (roofline: step FLOPs / (cards × dense peak × MFU)).
+  bool any_rate = false;
+  for (const auto& row : cost["rows"]) any_rate = any_rate || row.value("tokens_per_s", 0.0) > 0;
+  if (any_rate) {
+    md << "## Training throughput\n\nAt batch " << i64(p, "batch") << " × " << i64(p, "grad_accum")
+       << " accumulation, " << i64(cost, "seq") << " tokens, MFU " << cost["mfu"].get<double>()
+       << " (roofline: step FLOPs / (cards × dense peak × MFU)).\n\n"
+          "| Card | Cards | Step (s) | Tokens/s | Run hours | Run cost |\n|---|---:|---:|---:|---:|---:|\n";
+    for (const auto& row : cost["rows"]) {
+      if (row.value("tokens_per_s", 0.0) <= 0) continue;
+      md << "| " << row["card"].get<std::string>() << " | " << i64(row, "cards") << " | " << seconds(row["step_seconds"].get<double>())
+         << " | " << rate(row["tokens_per_s"].get<double>()) << " | " << hours(row["hours"].get<double>()) << " | "
+         << (row.value("priced", false) ? usd(row["usd"].get<double>()) : std::string("–")) << " |\n";
+    }
+    md << "\n";
+  }
+  if (r.contains("fit") && r["fit"].is_object()) md << fit_markdown(r["fit"]);
   md << "## Structure\n\n| Block | Repeat | Params | Nodes |\n|---|---:|---:|---:|\n";
   for (const auto& b : r["graph"]["blocks"])
     md << "| " << b["first"].get<std::string>() << (i64(b, "repeat") > 1 ? " … " + b["last"].get<std::string>() : "")

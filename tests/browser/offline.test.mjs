@@ -58,7 +58,8 @@ test('the DOM as "Save page as…" writes it (after a plan, in compare view) sta
   await waitForText(again, '#params-total', '124,439,808');
   // One option per example in web/examples/examples.json, plus the picker's own first entry.
   assert.equal(await again.locator('#example option').count(), examples.length + 1, 'the picker is not doubled');
-  assert.equal(await again.locator('#opt-card option').count(), 16, 'the card list is not doubled');
+  assert.equal(await again.locator('#opt-card option').count(), 28, 'the card list is not doubled');  // 27 cards + default
+  assert.equal(await again.locator('#opt-fit_card option').count(), 28, 'the fit card list is not doubled');  // 27 + none
   assert.equal(await again.locator('#source-a .source').count(), 1);
   await pasteAndCount(again);
   await again.close();

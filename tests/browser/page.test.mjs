@@ -50,7 +50,7 @@ test('opens on gpt2 with its exact count, the checkpoint reconciled, charts and 
   assert.equal(await page.locator('#reconciliation').textContent(), '137,022,720 = 124,439,808 parameters + 12,582,912 buffers + 0 unexplained');
   assert.equal(await page.locator('#memory svg.bars rect.seg').count() > 8, true, 'stacked memory bars are drawn');
   assert.equal(await page.locator('#batch svg.curve polyline.mode-line').count(), 4, 'one batch curve per mode');
-  assert.equal(await page.locator('#cards table.cards tbody tr').count(), 15);
+  assert.equal(await page.locator('#cards table.cards tbody tr').count(), 27);  // data/cards.json, by capacity
   assert.match(await page.locator('#cost-cheapest').textContent(), /\$\d/);
   assert.equal(await page.locator('#structure details.struct-block').count(), 0, 'the graph is asked for only when opened');
   assert.ok(await page.locator('#checks li.check').count() >= 1);
@@ -233,7 +233,8 @@ test('exports: Markdown twin, JSON report, CSV card table, badge JSON, embed sni
   const rows = csv.body.trim().split('\r\n');
   assert.equal(rows.length, 1 + report.cards.length);
   assert.match(rows[0], /^card_id,card,capacity_bytes,usd_per_gpu_hr,full_max_batch,/);
-  assert.match(rows[1], new RegExp(`^t4,NVIDIA T4 16GB,${report.cards[0].capacity_bytes},`));
+  assert.match(rows[1], new RegExp(`^${report.cards[0].id},${report.cards[0].name},${report.cards[0].capacity_bytes},`));
+  assert.match(rows[0], /,bf16,dense_tflops,mem_bw_gbps,train_cards,train_step_seconds,train_tokens_per_s,run_hours,run_usd$/);
   const badge = JSON.parse((await get('badge')).body);
   assert.equal(badge.schemaVersion, 1);
   assert.match(badge.message, /full [\d.]+ GB · LoRA [\d.]+ GB · serve [\d.]+ GB/);

@@ -150,3 +150,24 @@ test('the Markdown mode prints the core\'s markdown() twin', () => {
   assert.match(r.out, /^# gpt2: GPU memory and cost/);
   assert.match(r.out, /## Structure/);
 });
+
+test('--fit CARD adds the fit section: the changes that make gemma-2-9b-it fit an A10G, each re-planned', () => {
+  const gemma = examples.find((x) => x.file === 'gemma-2-9b-it.json');
+  const r = cardfit(['--json', '--mode', 'lora', '--fit', 'a10g', gemma.path]);
+  assert.equal(r.code, 0, r.err);
+  const [report] = lines(r.out);
+  assert.equal(report.fit.card, 'a10g');
+  assert.equal(report.fit.fits, false);
+  const byId = Object.fromEntries(report.fit.changes.map((c) => [c.id, c]));
+  for (const id of ['grad_ckpt', 'qlora', 'zero3']) assert.ok(byId[id]?.saved_bytes > 0, id);
+  // A change's saving is the difference of two plans: the request and the request with its options.
+  const after = lines(cardfit(['--json', '--mode', 'lora', '--grad-ckpt', gemma.path]).out)[0];
+  assert.equal(byId.grad_ckpt.saved_bytes, report.plan.reserved_bytes - after.plan.reserved_bytes);
+  assert.equal(report.fit.longest_seq.length, report.cards.length);
+  const md = cardfit(['--mode', 'lora', '--fit', 'a10g', gemma.path]);
+  assert.equal(md.code, 0, md.err);
+  assert.match(md.out, /## Make it fit: NVIDIA A10G/);
+  assert.match(md.out, /Gradient checkpointing/);
+  const bad = cardfit(['--fit', 'nope', gemma.path]);
+  assert.equal(bad.code, 2);
+});

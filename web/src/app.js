@@ -301,6 +301,12 @@ function updateModelFields(r) {
     cardSel.replaceChildren(el('option', { value: '' }, 'default'), ...list(r.cards).map((c) => el('option', { value: c.id }, text(c.name))));
     cardSel.value = want;
   }
+  const fitSel = $('#opt-fit_card');  // "make it fit on": the same cards (web/src/fit.js renders the section)
+  if (fitSel.dataset.ids !== ids) {
+    fitSel.dataset.ids = ids;
+    fitSel.replaceChildren(el('option', { value: '' }, 'none'), ...list(r.cards).map((c) => el('option', { value: c.id }, text(c.name))));
+    fitSel.value = state.options.fit_card || '';
+  }
   const nameOf = cardNames(r.cards);
   if (!want && priced) cardSel.options[0].textContent = `default (${nameOf(list(r.cards).find((c) => c.id === priced) || { id: priced, name: priced })})`;
 
@@ -612,6 +618,8 @@ compareBox.replaceChildren();
 for (const id of ['#opt-lora_targets', '#opt-prices']) { $(id).replaceChildren(); delete $(id).dataset.built; delete $(id).dataset.names; delete $(id).dataset.ids; }
 $('#opt-card').replaceChildren(el('option', { value: '' }, 'default'));
 delete $('#opt-card').dataset.ids;
+$('#opt-fit_card').replaceChildren(el('option', { value: '' }, 'none'));
+delete $('#opt-fit_card').dataset.ids;
 
 applyFragment(location.hash).then((used) => {
   if (used) return;

@@ -34,6 +34,9 @@ function cardsCsv(r) {
   head.push(...SERVING_COLUMNS.map(([name]) => `serving_${name}`));
   const serving = r.serving || {};
   const servingRows = new Map(list(serving.rows).map((s) => [s.card, s]));
+  // Training throughput at the planned batch and the run's cost (the core's cost rows, requested mode).
+  head.push('bf16', 'dense_tflops', 'mem_bw_gbps', 'train_cards', 'train_step_seconds', 'train_tokens_per_s', 'run_hours', 'run_usd');
+  const costRows = Object.fromEntries(list((r.cost || {}).rows).map((x) => [x.card, x]));
   const rows = [head];
   for (const c of list(r.cards)) {
     const row = [c.id, c.name, c.capacity_bytes, c.usd_per_gpu_hr ?? ''];
@@ -44,6 +47,10 @@ function cardsCsv(r) {
     }
     const sr = servingRows.get(c.id);
     for (const [name, read] of SERVING_COLUMNS) row.push(sr ? read(sr, serving) ?? '' : '');
+    const x = costRows[c.id] || {};
+    const rate = x.fits && x.tokens_per_s > 0;
+    row.push(c.bf16 === false ? 'false' : 'true', c.dense_tflops || '', c.mem_bw_gbps || '', x.fits ? x.cards : '',
+      rate ? x.step_seconds : '', rate ? x.tokens_per_s : '', rate ? x.hours : '', x.priced ? x.usd : '');
     rows.push(row);
   }
   return rows.map((row) => row.map(csvCell).join(',')).join('\r\n') + '\r\n';

@@ -137,6 +137,7 @@ class CardfitPlan extends HTMLElement {
         el('caption', null, `Largest batch per card: training at ${int(modes.full?.seq)} tokens, serving at ${int(modes.serve?.seq)}`),
         el('thead', null, el('tr', null, el('th', { scope: 'col' }, 'Card'), MODES.map((m) => el('th', { scope: 'col', className: 'num' }, modeLabel(m))))),
         el('tbody', null, cardRows))),
+      r.fit ? el('p', { className: 'fit-line' }, fitLine(r, shortCard)) : null,
       cheapest ? el('p', { className: 'cost' }, 'Cheapest run that fits: ', el('strong', null, `${usd(cheapest.usd)}`),
         ` (${modeLabel(cheapest.mode)} on ${int(cheapest.cards)} × ${cardName(cheapest.card)}, ${hours(cheapest.hours)} h; ${int(cost.epochs)} epochs × ${int(cost.samples)} samples)`) : null,
       el('footer', null, 'Estimated from the model\'s structure in your browser, not measured. ', link));
