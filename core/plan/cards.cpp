@@ -59,6 +59,11 @@ Catalog load_catalog() {
       card.fp16_tflops = num(t, "fp16");
       card.fp32_tflops = num(t, "fp32");
       card.fp8_tflops = num(t, "fp8");
+      // The GPU-to-GPU link (multi-GPU topology, parallel.cpp): kind as data/cards.json spells it.
+      if (c.contains("interconnect") && c["interconnect"].is_object()) {
+        card.interconnect = str(c["interconnect"], "kind");
+        card.interconnect_gbps = num(c["interconnect"], "gbps_bidir");
+      }
       for (const auto& p : c.value("prices", json::array()))
         card.prices.push_back({str(p, "provider"), str(p, "product"), str(p, "date"), str(p, "source"),
                                num(p, "usd_per_gpu_hr")});

@@ -21,6 +21,8 @@ struct Card {
   int64_t driver_mib = 0;       // the total nvidia-smi shows (0 where unpublished)
   double mem_bw_gbps = 0;
   double bf16_tflops = 0, fp16_tflops = 0, fp32_tflops = 0, fp8_tflops = 0;
+  std::string interconnect;      // data/cards.json interconnect.kind ("nvlink4", "none", ...; "" unknown)
+  double interconnect_gbps = 0;  // per GPU, both directions (0 where unpublished)
   std::vector<Price> prices;
   double dense_tflops(Precision p) const;   // the training rate for the precision (bf16→fp16 fallback)
   std::optional<double> price(const Options& opt) const;  // user's override, else cheapest listed

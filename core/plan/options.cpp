@@ -18,6 +18,7 @@ const char* attention_name(Attention a) { return enum_name(attention_names, a).d
 const char* weight_dtype_name(WeightDtype w) { return enum_name(weight_dtype_names, w).data(); }
 const char* quant_name(QuantKind q) { return enum_name(quant_names, q).data(); }
 const char* optimizer_impl_name(OptimizerImpl i) { return enum_name(optimizer_impl_names, i).data(); }
+const char* parallel_name(Parallel p) { return enum_name(parallel_names, p).data(); }
 
 Options parse_options(std::string_view text) {
   Options o;

@@ -20,6 +20,10 @@ enum class QuantKind { nf4, fp4, int8, gptq };
 /// torch.optim's implementation: foreach (the default on CUDA: one state-sized temporary at the
 /// step), fused (no temporary), or the per-parameter for-loop (a temporary of the largest tensor).
 enum class OptimizerImpl { foreach, fused, forloop };
+/// Multi-GPU training per rank (core/plan/parallel.hpp): none (one card, or DDP when gpus > 1 as
+/// before), DDP, FSDP1 (FULL_SHARD; reshard_after_forward 0: SHARD_GRAD_OP), FSDP2 fully_shard,
+/// HSDP (FSDP1 HYBRID_SHARD over shard_group), DeepSpeed ZeRO-1/2/3.
+enum class Parallel { none, ddp, fsdp, fsdp2, hsdp, zero1, zero2, zero3 };
 
 /// Each enum's one spelling table: *_name() reads it and the option schema (option_schema.cpp)
 /// offers exactly its names, in this order (the order error messages list them).
@@ -49,6 +53,9 @@ inline constexpr EnumName<WeightDtype> weight_dtype_names[] = {
 inline constexpr WeightDtype kv_dtypes[] = {WeightDtype::bf16, WeightDtype::fp16, WeightDtype::fp32, WeightDtype::fp8};
 inline constexpr EnumName<QuantKind> quant_names[] = {
     {QuantKind::nf4, "nf4"}, {QuantKind::fp4, "fp4"}, {QuantKind::int8, "int8"}, {QuantKind::gptq, "gptq"}};
+inline constexpr EnumName<Parallel> parallel_names[] = {
+    {Parallel::none, "none"},   {Parallel::ddp, "ddp"},     {Parallel::fsdp, "fsdp"},   {Parallel::fsdp2, "fsdp2"},
+    {Parallel::hsdp, "hsdp"},   {Parallel::zero1, "zero1"}, {Parallel::zero2, "zero2"}, {Parallel::zero3, "zero3"}};
 inline constexpr EnumName<OptimizerImpl> optimizer_impl_names[] = {
     {OptimizerImpl::foreach, "foreach"}, {OptimizerImpl::fused, "fused"}, {OptimizerImpl::forloop, "forloop"}};
 
@@ -67,6 +74,7 @@ const char* attention_name(Attention a);
 const char* weight_dtype_name(WeightDtype w);
 const char* quant_name(QuantKind q);
 const char* optimizer_impl_name(OptimizerImpl i);
+const char* parallel_name(Parallel p);
 inline constexpr Mode all_modes[] = {Mode::full, Mode::lora, Mode::qlora, Mode::serve};
 
 struct Options {
@@ -84,6 +92,13 @@ struct Options {
   WeightDtype kv_dtype = WeightDtype::bf16;  // bf16, fp16, fp32 or fp8 (see kv_dtype_set)
   bool kv_dtype_set = false;    // false: the KV cache takes the activation dtype (fp32 serving: fp32)
   int64_t gpus = 1;
+  // Multi-GPU training (core/plan/parallel.hpp); gpus is the total rank count N.
+  Parallel parallel = Parallel::none;
+  int64_t shard_group = 0;            // hsdp: ranks per shard group (0: 8, one node, capped at gpus)
+  int64_t reshard_after_forward = 1;  // FSDP: 1 True, 0 False (SHARD_GRAD_OP), k > 1 FSDP2's int
+  bool offload_optimizer = false;     // DeepSpeed offload_optimizer device cpu
+  bool offload_params = false;        // DeepSpeed ZeRO-3 offload_param cpu; FSDP CPUOffload(offload_params)
+  int64_t tp = 1, cp = 1, ep = 1;     // tensor, context and expert parallel degrees
   std::string card;             // empty: defaults.priced_card of the catalog
   // Training details (docs/memory-model.md)
   double lora_dropout = 0.05;   // PEFT LoraConfig.lora_dropout (QLoRA paper and most recipes: 0.05)

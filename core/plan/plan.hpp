@@ -7,6 +7,7 @@
 
 #include "cards.hpp"
 #include "memory.hpp"
+#include "parallel.hpp"
 
 namespace cardfit {
 
@@ -73,6 +74,7 @@ struct Plan {
   std::vector<Assumption> assumptions;
   double borderline_factor = 1;       // estimate × this = conservative peak (docs/accuracy.md)
   Overheads overheads;                // as used (catalog defaults or options)
+  ParallelPlan parallel;              // multi-GPU training per rank (options.parallel set)
 };
 
 /// The borderline factor derived by scripts/accuracy (docs/accuracy.md): the 90th percentile of

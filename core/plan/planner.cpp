@@ -191,6 +191,9 @@ Plan make_plan(const Model& m, const Options& options, const Catalog& cat) {
     p.cards.push_back(std::move(row));
   }
   add_assumptions(p, m, cat);
+  // Multi-GPU training per rank (parallel.hpp): only when a strategy is asked for, so a default
+  // plan is unchanged.
+  p.parallel = plan_parallel(m, options, memory[int(Mode::full)], cat, options.card.empty() ? cat.priced_card : options.card);
   cost_plan(m, cat, p);
   return p;
 }
