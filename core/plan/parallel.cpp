@@ -575,11 +575,13 @@ SmallestRanks smallest_for(const Model& m, Options o, const MemoryModel& full, c
   o.shard_group = 0;
   o.reshard_after_forward = 1;
   const int64_t unit = o.tp * o.cp * o.ep;
-  auto reserved_at = [&](int64_t n) -> std::optional<int64_t> {
+  auto reserved_at = [&](int64_t n, int64_t* host = nullptr) -> std::optional<int64_t> {
     if (cand.strategy == Parallel::hsdp && n > kNodeCards && n % kNodeCards != 0) return std::nullopt;
     try {
       const ParallelLayout l = parallel_layout(m, o, cand.strategy, n);
-      return RankModel(m, o, full, l).reserved(o.batch);
+      const RankModel rm(m, o, full, l);
+      if (host) *host = rm.at(o.batch).host_bytes;
+      return rm.reserved(o.batch);
     } catch (const Error&) {
       return std::nullopt;
     }
@@ -598,7 +600,7 @@ SmallestRanks smallest_for(const Model& m, Options o, const MemoryModel& full, c
     fits(mid).first ? hi = mid : lo = mid + 1;
   }
   s.gpus = fits(lo).second;
-  s.per_rank_reserved = *reserved_at(s.gpus);
+  s.per_rank_reserved = *reserved_at(s.gpus, &s.host_bytes);
   s.topology = topology_for(card, s.gpus);
   return s;
 }

@@ -100,6 +100,7 @@ struct SmallestRanks {
   bool offload = false;           // ZeRO-3 with optimizer and parameter offload
   int64_t gpus = 0;               // 0: none up to the search limit
   int64_t per_rank_reserved = 0;
+  int64_t host_bytes = 0;         // offloaded bytes per rank (host memory the node must have)
   Topology topology;
 };
 

@@ -256,7 +256,7 @@ std::string parallel_report(const Plan& p) {
       w.begin_object().key("gpus");
       if (s.gpus > 0) w.value(s.gpus);
       else w.null();
-      w.field("offload", s.offload).field("per_rank_reserved_bytes", s.per_rank_reserved);
+      w.field("host_bytes", s.host_bytes).field("offload", s.offload).field("per_rank_reserved_bytes", s.per_rank_reserved);
       w.field("strategy", parallel_name(s.strategy)).key("topology");
       if (s.gpus > 0) topology_json(w, s.topology);
       else w.null();

@@ -80,13 +80,13 @@ std::string opts(int64_t n, const char* parallel, const char* extra = "") {
 }
 }  // namespace
 
-TEST_CASE("the hand counts of Llama-3-8B and -70B are the traced ones") {
+TEST_CASE("the hand counts of Llama-3-8B and -70B are the traced ones", "[parallel]") {
   CHECK(trace_golden("meta-llama-3-8b.json").parameter_count() == k8b.total());
   CHECK(trace_golden("meta-llama-3-70b.json").parameter_count() == k70b.total());
   CHECK(k70b.total() == 70553706496);
 }
 
-TEST_CASE("FSDP1 FULL_SHARD per rank, Llama-3-8B and -70B at N = 2, 4, 8") {
+TEST_CASE("FSDP1 FULL_SHARD per rank: Llama-3-8B and -70B at N = 2 4 8", "[parallel]") {
   for (const auto& [file, L] : {std::pair{"meta-llama-3-8b.json", k8b}, std::pair{"meta-llama-3-70b.json", k70b}}) {
     for (int64_t n : {2, 4, 8}) {
       INFO(file << " N = " << n);
@@ -136,7 +136,7 @@ TEST_CASE("FSDP1 FULL_SHARD per rank, Llama-3-8B and -70B at N = 2, 4, 8") {
   }
 }
 
-TEST_CASE("FSDP1 pads each unit's flat parameter to a multiple of N") {
+TEST_CASE("FSDP1 pads each unit's flat parameter to a multiple of N", "[parallel]") {
   Setup s("meta-llama-3-8b.json", opts(7, "fsdp"));
   const RankModel rm = s.rank(Parallel::fsdp);
   // 7 does not divide a layer (218,112,000) nor the root (1,050,677,248): ceil per unit.
@@ -145,7 +145,7 @@ TEST_CASE("FSDP1 pads each unit's flat parameter to a multiple of N") {
   CHECK(rm.moment(s.event("optimizer step"), 1)[R::kStates] == 8 * shard);
 }
 
-TEST_CASE("ZeRO-3 per rank, Llama-3-8B and -70B at N = 2, 4, 8") {
+TEST_CASE("ZeRO-3 per rank: Llama-3-8B and -70B at N = 2 4 8", "[parallel]") {
   for (const auto& [file, L] : {std::pair{"meta-llama-3-8b.json", k8b}, std::pair{"meta-llama-3-70b.json", k70b}}) {
     for (int64_t n : {2, 4, 8}) {
       INFO(file << " N = " << n);
@@ -181,7 +181,7 @@ TEST_CASE("ZeRO-3 per rank, Llama-3-8B and -70B at N = 2, 4, 8") {
   }
 }
 
-TEST_CASE("hybrid shard is FSDP over the shard group") {
+TEST_CASE("hybrid shard is FSDP over the shard group", "[parallel]") {
   Setup h("meta-llama-3-8b.json", opts(16, "hsdp", R"(,"shard_group":8)"));
   Setup f("meta-llama-3-8b.json", opts(8, "fsdp"));
   const RankModel hr = h.rank(Parallel::hsdp), fr = f.rank(Parallel::fsdp);
@@ -189,7 +189,7 @@ TEST_CASE("hybrid shard is FSDP over the shard group") {
   CHECK(hr.peak(1) == fr.peak(1));
 }
 
-TEST_CASE("offload_optimizer moves exactly the optimizer's state off the GPU") {
+TEST_CASE("offload_optimizer moves exactly the optimizer's state off the GPU", "[parallel]") {
   for (const char* z : {"zero2", "zero3"}) {
     INFO(z);
     const Parallel p = std::string(z) == "zero2" ? Parallel::zero2 : Parallel::zero3;
@@ -209,13 +209,13 @@ TEST_CASE("offload_optimizer moves exactly the optimizer's state off the GPU") {
   }
 }
 
-TEST_CASE("ZeRO-3 offload_param keeps only persistent, fetched and prefetched parameters") {
+TEST_CASE("ZeRO-3 offload_param keeps only persistent, fetched and prefetched parameters", "[parallel]") {
   Setup s("meta-llama-3-8b.json", opts(8, "zero3", R"(,"offload_params":true)"));
   const auto st = s.rank(Parallel::zero3).moment(s.event("optimizer step"), 1);
   CHECK(st[R::kParams] == 2 * k8b.norms());
 }
 
-TEST_CASE("TP, CP, EP and shard-group degrees that do not divide are coded errors naming the field") {
+TEST_CASE("TP CP EP and shard-group degrees that do not divide are coded errors naming the field", "[parallel]") {
   auto field_of = [](const std::string& file, const std::string& options) {
     const Model m = trace_golden(file);
     try {
@@ -239,7 +239,7 @@ TEST_CASE("TP, CP, EP and shard-group degrees that do not divide are coded error
   CHECK(field_of("meta-llama-3-8b.json", opts(8, "fsdp", R"(,"tp":2)")) == "no error");
 }
 
-TEST_CASE("TP splits the weights and part of the activations; CP divides per-token tensors") {
+TEST_CASE("TP splits the weights and part of the activations and CP divides per-token tensors", "[parallel]") {
   Setup s("meta-llama-3-8b.json", opts(8, "zero1", R"(,"tp":2)"));
   Setup d("meta-llama-3-8b.json", opts(8, "zero1"));
   const auto t = s.rank(Parallel::zero1).moment(s.event("optimizer step"), 1);
@@ -253,9 +253,10 @@ TEST_CASE("TP splits the weights and part of the activations; CP divides per-tok
   CHECK(c.rank(Parallel::fsdp).moment(e, 1)[R::kActs] == (f.rank(Parallel::fsdp).moment(e, 1)[R::kActs] + 1) / 2);
 }
 
-TEST_CASE("the parallel section: requested N, smallest N per card, topology") {
+TEST_CASE("the parallel section: requested N and smallest N per card and topology", "[parallel]") {
   const Model m = trace_golden("meta-llama-3-70b.json");
-  const Plan p = make_plan(m, parse_options(opts(8, "zero3", R"(,"card":"h100-sxm")")), load_catalog());
+  const Catalog cat = load_catalog();  // the plan points into it
+  const Plan p = make_plan(m, parse_options(opts(8, "zero3", R"(,"card":"h100-sxm","grad_ckpt":true)")), cat);
   REQUIRE(p.parallel.active);
   CHECK(p.parallel.rank.peak_bytes > 0);
   int64_t sum = 0;
@@ -279,12 +280,20 @@ TEST_CASE("the parallel section: requested N, smallest N per card, topology") {
     }
   }
   CHECK(saw_4090);
+  // ZeRO-3 with both offloads on one H100: the GPU keeps persistent and gathered parameters,
+  // buckets and activations; the host holds 16-bit partitions, master, states and gradients.
+  for (const auto& row : p.parallel.cards)
+    for (const auto& sm : row.smallest)
+      if (row.card->id == "h100-sxm" && sm.offload) {
+        CHECK(sm.gpus == 1);
+        CHECK(sm.host_bytes >= 16 * k70b.total());
+      }
   const auto j = nlohmann::json::parse(parallel_report(p));
   CHECK(j.at("strategy") == "zero3");
   CHECK(j.at("per_rank").at("peak_bytes") == p.parallel.rank.peak_bytes);
 }
 
-TEST_CASE("with parallel unset nothing changes and no section is written") {
+TEST_CASE("with parallel unset nothing changes and no section is written", "[parallel]") {
   const Model m = trace_golden("meta-llama-3-8b.json");
   const Plan p = make_plan(m, parse_options(R"({"gpus":1})"), load_catalog());
   CHECK_FALSE(p.parallel.active);
