@@ -38,8 +38,24 @@ export interface PlanOptions {
   kv_dtype?: 'bf16' | 'fp16' | 'fp32' | 'fp8';
   /** The priced card: an id of data/cards.json. Default: the catalog's priced card (defaults.priced_card, a10g). CLI: `--card ID`. */
   card?: string;
-  /** Cards used for a run that fits one card. An integer in [1, 4096]. Default: 1. CLI: `--gpus N`. */
+  /** Cards used for a run that fits one card; with parallel, the total ranks N. An integer in [1, 4096]. Default: 1. CLI: `--gpus N`. */
   gpus?: number;
+  /** Multi-GPU training strategy per rank: DDP, FSDP1, FSDP2 fully_shard, HSDP, DeepSpeed ZeRO-1/2/3. Default: none: one card (DDP buckets when gpus > 1, as before). CLI: `--parallel`. */
+  parallel?: 'none' | 'ddp' | 'fsdp' | 'fsdp2' | 'hsdp' | 'zero1' | 'zero2' | 'zero3';
+  /** HSDP: ranks per shard group (FSDP over the group, replicas across groups); must divide gpus. An integer in [1, 4096]. Default: 8 (one node), capped at gpus. CLI: `--shard-group N`. */
+  shard_group?: number;
+  /** FSDP: 1 reshard after forward (FULL_SHARD), 0 keep gathered (SHARD_GRAD_OP), k > 1 FSDP2 reshard to k ranks. An integer in [0, 4096]. Default: 1. CLI: `--reshard-after-forward K`. */
+  reshard_after_forward?: number;
+  /** DeepSpeed offload_optimizer device cpu: fp32 master, optimizer states and fp32 gradients on the host. Default: false. CLI: `--offload-optimizer`. */
+  offload_optimizer?: boolean;
+  /** ZeRO-3 offload_param cpu, or FSDP CPUOffload(offload_params=True): sharded parameters on the host. Default: false. CLI: `--offload-params`. */
+  offload_params?: boolean;
+  /** Tensor-parallel degree (Megatron: heads and MLP columns split). An integer in [1, 4096]. Default: 1. CLI: `--tp N`. */
+  tp?: number;
+  /** Context-parallel degree (sequence split, ring attention). An integer in [1, 4096]. Default: 1. CLI: `--cp N`. */
+  cp?: number;
+  /** Expert-parallel degree (MoE experts split, all-to-all). An integer in [1, 4096]. Default: 1. CLI: `--ep N`. */
+  ep?: number;
   /** Dataset size of the priced run, in samples. An integer in [1, 1099511627776]. Default: 50000. CLI: `--samples N`. */
   samples?: number;
   /** Epochs of the priced run. An integer in [1, 100000]. Default: 10. CLI: `--epochs N`. */

@@ -118,7 +118,7 @@ constexpr OptionSpec specs[] = {
     {.name = "card", .type = T::text, .group = "cost", .doc = "The priced card: an id of data/cards.json.", .flag = "--card",
      .flag_arg = "ID", .max_length = 200, .non_empty = true, .default_note = "the catalog's priced card (defaults.priced_card, a10g)",
      .expect = R"(be a card id such as "h100-sxm")", .store = put_text<&Options::card>},
-    {.name = "gpus", .type = T::integer, .group = "cost", .doc = "Cards used for a run that fits one card.", .flag = "--gpus",
+    {.name = "gpus", .type = T::integer, .group = "cost", .doc = "Cards used for a run that fits one card; with parallel, the total ranks N.", .flag = "--gpus",
      .flag_arg = "N", .int_min = 1, .int_max = 4096, .default_json = "1", .store = put_int<&Options::gpus>},
     // multi-GPU training (core/plan/parallel.hpp; gpus above is N)
     {.name = "parallel", .type = T::enumeration, .group = "parallel",

@@ -152,7 +152,8 @@ std::string report_markdown(const json& r) {
           cells += sm["strategy"].get<std::string>() + (sm["offload"].get<bool>() ? "+offload" : "") + " ";
           cells += sm["gpus"].is_null() ? std::string("—")
                                         : std::to_string(sm["gpus"].get<int64_t>()) +
-                                              (sm["topology"]["recommended"].get<bool>() ? "" : " (not recommended)");
+                                              (sm["topology"]["recommended"].get<bool>() ? "" : " (not recommended)") +
+                                              (i64(sm, "host_bytes") > 0 ? " (host " + format_gb(i64(sm, "host_bytes")) + " per rank)" : "");
         }
         md << "| " << c["name"].get<std::string>() << " | " << cells << " |\n";
       }
