@@ -154,11 +154,13 @@ std::vector<int64_t> Config::integer_list(std::string_view key) const {
   const json* v = find(key);
   if (!v) return {};
   std::vector<int64_t> out;
-  if (v->is_array())
-    for (const auto& e : *v)
+  if (v->is_array()) {
+    for (const auto& e : *v) {
       if (e.is_number_integer() || e.is_number_unsigned()) out.push_back(e.get<int64_t>());
       else if (e.is_boolean()) out.push_back(e.get<bool>() ? 1 : 0);
       else { out.clear(); break; }
+    }
+  }
   if (out.size() != (v->is_array() ? v->size() : size_t(-1)))
     throw Error(ErrorCode::field_type, path_of(key) + " must be a list of integers.", path_of(key));
   return out;

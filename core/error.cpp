@@ -31,6 +31,7 @@ constexpr Entry table[] = {
     {"cli.unexpected_value", "A command-line switch takes no value."},
     {"cli.no_config", "No config given; pass a config.json path or - for standard input."},
     {"cli.file_unreadable", "A file given on the command line cannot be read."},
+    {"cli.not_utf8", "A file given on the command line is not UTF-8 text."},
     {"cli.safetensors_invalid", "The file given to --safetensors is not a safetensors file."},
     {"cli.not_built", "dist/cardfit.js is missing: build it with ./scripts/build (or ./scripts/run)."},
     {"cli.internal", "The command-line front end failed unexpectedly; please report this."},

@@ -35,6 +35,7 @@ enum class ErrorCode {
   cli_unexpected_value,
   cli_no_config,
   cli_file_unreadable,
+  cli_not_utf8,
   cli_safetensors_invalid,
   cli_not_built,
   cli_internal,

@@ -1,6 +1,8 @@
 // Model-dependent refusals, checked before planning (validate.hpp).
 #include "validate.hpp"
 
+#include "checks.hpp"
+
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -100,6 +102,13 @@ void check_cards(const Options& o, const Catalog& catalog) {
 }  // namespace
 
 void validate_request(const Config& cfg, const Model& model, const Options& options, const Catalog& catalog) {
+  // A graph whose widths do not chain has no meaningful memory or cost: refuse rather than print
+  // numbers beside an error (the forward-pass finding is then always a pass).
+  if (const auto shapes = shape_errors(model); !shapes.empty())
+    throw Error(ErrorCode::field_inconsistent,
+                "The config's dimensions do not chain into a graph that forward-passes: " + shapes.front() +
+                    (shapes.size() > 1 ? " (and " + std::to_string(shapes.size() - 1) + " more)" : "") + ".",
+                "$");
   check_rope_scaling(cfg);
   if (cfg.has_object("text_config")) check_rope_scaling(cfg.child("text_config"));
   check_top_k(cfg, model);

@@ -4,7 +4,9 @@
 
 #include "arch/registry.hpp"
 #include "config.hpp"
+#include "error.hpp"
 #include "plan/checks.hpp"
+#include "plan/validate.hpp"
 #include "test_util.hpp"
 
 using namespace cardfit;
@@ -29,6 +31,14 @@ TEST_CASE("the shape walk finds a projection that does not match its consumer") 
   for (auto& n : m.blocks[3].nodes)
     if (n.name.ends_with("down_proj")) n.in = 1000;
   CHECK_FALSE(shape_errors(m).empty());
+  // ... and such a graph is refused with a coded error rather than planned beside a finding.
+  try {
+    validate_request(c, m, Options{}, load_catalog());
+    FAIL("a graph that does not forward-pass was planned");
+  } catch (const Error& e) {
+    CHECK(e.code == ErrorCode::field_inconsistent);
+    CHECK_THAT(e.what(), Catch::Contains("down_proj") && Catch::Contains("expects 1000 features"));
+  }
 }
 
 TEST_CASE("Gemma 2's logit soft-capping asks for eager attention in an SDPA training plan") {

@@ -81,7 +81,10 @@ void mutate_config(json& j, std::mt19937_64& rng) {
       case 0: case 1: case 2:
         if (!leaves.empty()) {
           json& v = *leaves[rng() % leaves.size()];
-          if (rng() % 3 == 0 && v.is_number_integer()) v = v.get<int64_t>() * int64_t(1 + rng() % 64);
+          int64_t scaled = 0;  // a multiple of the value, when it stays in range (the mutator must not overflow itself)
+          if (rng() % 3 == 0 && v.is_number_integer() &&
+              !__builtin_mul_overflow(v.get<int64_t>(), int64_t(1 + rng() % 64), &scaled))
+            v = scaled;
           else v = extreme(rng);
         }
         break;

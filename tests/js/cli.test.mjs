@@ -74,6 +74,20 @@ test('an unreadable file exits 2 with cli.file_unreadable; the other configs sti
   assert.equal(lines(r.err)[0].error.code, 'cli.file_unreadable');
 });
 
+test('a config that is not UTF-8 exits 2 with cli.not_utf8 naming the byte, not a lossy plan', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cardfit-'));
+  const text = Buffer.from(readFileSync(gpt2.path, 'utf8'));
+  const at = text.indexOf('"gpt2"') + 2;
+  const bad = Buffer.concat([text.subarray(0, at), Buffer.from([0xff]), text.subarray(at)]);
+  writeFileSync(join(dir, 'config.json'), bad);
+  const r = cardfit(['--json', join(dir, 'config.json')]);
+  assert.equal(r.code, 2);
+  const e = lines(r.err)[0].error;
+  assert.equal(e.code, 'cli.not_utf8');
+  assert.match(e.message, new RegExp(`byte ${at} \\(0xff\\)`));
+  assert.equal(r.out, '');
+});
+
 test('--safetensors reads only the header of a .safetensors file', () => {
   const dir = mkdtempSync(join(tmpdir(), 'cardfit-'));
   const header = Buffer.from(JSON.stringify({
