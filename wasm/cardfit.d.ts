@@ -122,6 +122,7 @@ export type ErrorCode =
   | 'cli.unexpected_value'
   | 'cli.no_config'
   | 'cli.file_unreadable'
+  | 'cli.not_utf8'
   | 'cli.safetensors_invalid'
   | 'cli.not_built'
   | 'cli.internal'
@@ -196,7 +197,21 @@ export interface Report {
   params: { total: number; tensor_count: number; by_role: Record<string, number> };
   checkpoint: null | { scalars: number; params: number; buffers: number; unexplained: number };
   plan: { mode: string; batch: number; seq: number; peak_bytes: number; reserved_bytes: number; components: Record<string, number> };
+  /** Multi-GPU training per rank, present when options.parallel is set (docs/memory-model.md, "Multi-GPU"). */
+  parallel?: ParallelSection;
   [field: string]: unknown;
+}
+
+export interface ParallelTopology { cards_per_node: number; nodes: number; intra_node: string; inter_node: string; recommended: boolean; note: string }
+export interface ParallelComponent { id: string; label: string; bytes: number }
+export interface ParallelSection {
+  strategy: string; supported: boolean; note: string; batch: number; seq: number;
+  layout: { gpus: number; dp: number; shard_group: number; tp: number; cp: number; ep: number; reshard_after_forward: number; offload_optimizer: boolean; offload_params: boolean };
+  per_rank: { components: ParallelComponent[]; host_components: ParallelComponent[]; host_bytes: number; peak_bytes: number; reserved_bytes: number; peak_event: string; peak_phase: string; phases: { name: string; bytes: number }[] };
+  priced_card: string; fits_priced_card: boolean; topology: ParallelTopology | null;
+  cards: { id: string; name: string; capacity_bytes: number; interconnect: string;
+    smallest: { strategy: string; offload: boolean; gpus: number | null; per_rank_reserved_bytes: number; host_bytes: number; topology: ParallelTopology | null }[] }[];
+  assumptions: { id: string; text: string; source: string }[];
 }
 
 export interface TensorEntry { name: string; shape: number[]; count: number; tied: boolean; tied_to: string; role: string; layer: number;

@@ -145,6 +145,20 @@ TEST_CASE("FSDP1 pads each unit's flat parameter to a multiple of N", "[parallel
   CHECK(rm.moment(s.event("optimizer step"), 1)[R::kStates] == 8 * shard);
 }
 
+TEST_CASE("FSDP2 reshard_after_forward True, False and an int", "[parallel]") {
+  // fully_shard: each parameter chunked on dim 0 (every Llama-3-8B dim 0 divides by 8: no
+  // padding). At the loss, True keeps only the root gathered (its own reshard_after_forward is
+  // False); False keeps every layer through forward gathered until its backward; 2 keeps each
+  // layer sharded over 2 ranks (1/2 of it) until its backward.
+  for (const auto& [rfa, kept] : {std::pair{1, int64_t(0)}, std::pair{0, 32 * k8b.layer()}, std::pair{2, 32 * k8b.layer() / 2}}) {
+    INFO("reshard_after_forward " << rfa);
+    Setup s("meta-llama-3-8b.json", opts(8, "fsdp2", (R"(,"reshard_after_forward":)" + std::to_string(rfa)).c_str()));
+    const RankModel rm = s.rank(Parallel::fsdp2);
+    CHECK(rm.moment(s.event("loss"), 1)[R::kGathered] == 2 * (k8b.root() + kept));
+    CHECK(rm.moment(s.event("optimizer step"), 1)[R::kStates] == 8 * k8b.total() / 8);
+  }
+}
+
 TEST_CASE("ZeRO-3 per rank: Llama-3-8B and -70B at N = 2 4 8", "[parallel]") {
   for (const auto& [file, L] : {std::pair{"meta-llama-3-8b.json", k8b}, std::pair{"meta-llama-3-70b.json", k70b}}) {
     for (int64_t n : {2, 4, 8}) {
