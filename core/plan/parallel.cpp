@@ -137,6 +137,7 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
   gather_.assign(nb, 0);
   module_.assign(nb, 0);
   unit_.assign(nb, 0);
+  std::map<int, int64_t> expert_by_layer;  // this rank's experts (after ep), per layer
   for (size_t b = 0; b < nb; ++b) {
     block_names_.push_back(m.blocks[b].name);
     unit_[b] = m.blocks[b].layer >= 0;
@@ -145,8 +146,12 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
       // Megatron TP: column/row-parallel linears and the vocab-parallel embedding and head split
       // over tp; norms, routers and biases of replicated layers stay whole. MoE experts over ep.
       int64_t e = n.params;
-      if (n.experts > 1) e = ceil_div(e, lay.ep);
-      else if (n.op == Op::linear || n.op == Op::head || n.op == Op::embedding) e = ceil_div(e, lay.tp);
+      if (n.experts > 1) {
+        e = ceil_div(e, lay.ep);
+        expert_by_layer[m.blocks[b].layer] += e;
+      } else if (n.op == Op::linear || n.op == Op::head || n.op == Op::embedding) {
+        e = ceil_div(e, lay.tp);
+      }
       elems_[b] = add(elems_[b], e);
       module_[b] = std::max(module_[b], e);
     }
@@ -155,11 +160,23 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
   const int64_t ns = lay.shard;
   // Per-tensor sharding (FSDP2 dim-0 chunks, ZeRO-3 per-parameter partitions) needs the tensors
   // grouped as the blocks are; with TP/EP, or where the grouping does not match, flat per block.
-  std::map<int, int64_t> block_sum, tensor_sum;
+  std::map<int, int64_t> block_sum;
   for (size_t b = 0; b < nb; ++b) block_sum[m.blocks[b].layer] += elems_[b];
-  for (const auto& t : m.tensors)
-    if (t.tied_to.empty()) tensor_sum[t.layer] += t.count();
-  const bool per_tensor = lay.tp == 1 && lay.ep == 1 && block_sum == tensor_sum;
+  bool per_tensor = lay.tp == 1 && lay.ep == 1 && (st == Parallel::fsdp2 || st == Parallel::zero3);
+  if (per_tensor) {
+    // Summed per layer in a vector indexed by layer + 1 (a model may hold tens of thousands of
+    // expert tensors, and the smallest-N search builds one rank model per probe).
+    int max_layer = -1;
+    for (const auto& t : m.tensors) max_layer = std::max(max_layer, t.layer);
+    for (const auto& [layer, e] : block_sum) max_layer = std::max(max_layer, layer);
+    std::vector<int64_t> tensor_sum(size_t(max_layer + 2), 0);
+    for (const auto& t : m.tensors)
+      if (t.tied_to.empty() && t.layer >= -1) tensor_sum[size_t(t.layer + 1)] += t.count();
+    std::vector<int64_t> blocks_by_layer(tensor_sum.size(), 0);
+    for (const auto& [layer, e] : block_sum)
+      if (layer >= -1) blocks_by_layer[size_t(layer + 1)] = e;
+    per_tensor = tensor_sum == blocks_by_layer;
+  }
   // Per layer (-1: the root, every block outside the repeated layers): shard and gathered elements.
   std::map<int, std::pair<int64_t, int64_t>> by_layer;
   if (st == Parallel::fsdp2 && per_tensor) {
@@ -185,9 +202,15 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
     // FSDP1 (_flat_param.py FlatParamHandle._get_shard): one flat parameter per wrapped unit,
     // padded to a multiple of the world size: ceil(numel / N) per rank. ZeRO-3 without per-tensor
     // shapes: the same per block. ZeRO-1/2 pad the flat group (below).
+    // Expert parallel: a rank holds its ep-slice of the experts whole within its expert group, so
+    // the data-parallel sharding of expert weights runs over the dp / ep replicas of that slice
+    // (Megatron's expert-data-parallel group): per rank the experts are ÷ dp as without EP, and
+    // they are gathered only over dp / ep ranks.
+    const int64_t nse = std::max<int64_t>(1, ns / lay.ep);
     for (const auto& [layer, e] : block_sum) {
-      by_layer[layer].first = ceil_div(e, ns);
-      by_layer[layer].second = mul(ceil_div(e, ns), ns);
+      const int64_t ex = expert_by_layer.count(layer) ? expert_by_layer[layer] : 0, dense = e - ex;
+      by_layer[layer].first = add(ceil_div(dense, ns), ceil_div(ex, nse));
+      by_layer[layer].second = add(mul(ceil_div(dense, ns), ns), mul(ceil_div(ex, nse), nse));
     }
     if (st == Parallel::zero3)
       for (const auto& b : m.blocks)
@@ -211,8 +234,15 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
   if (st == Parallel::zero1 || st == Parallel::zero2) {
     // stage_1_and_2.py: one flat group padded to a multiple of nccl_start_alignment_factor (2) ×
     // the data-parallel ranks, partitioned evenly.
-    total_shard_ = mul(ceil_div(total_elems_, 2 * lay.dp), 2);
-    for (size_t b = 0; b < nb; ++b) shard_[b] = ceil_div(elems_[b], lay.dp);
+    int64_t experts = 0;
+    for (const auto& [layer, e] : expert_by_layer) experts = add(experts, e);
+    const int64_t edp = std::max<int64_t>(1, lay.dp / lay.ep);  // expert-data-parallel ranks
+    total_shard_ = add(mul(ceil_div(total_elems_ - experts, 2 * lay.dp), 2), ceil_div(experts, edp));
+    for (size_t b = 0; b < nb; ++b) {
+      const int layer = m.blocks[b].layer;
+      const int64_t ex = expert_by_layer.count(layer) ? expert_by_layer[layer] : 0;
+      shard_[b] = add(ceil_div(elems_[b] - std::min(ex, elems_[b]), lay.dp), ceil_div(std::min(ex, elems_[b]), edp));
+    }
   }
   if (st == Parallel::none || st == Parallel::ddp) {
     total_shard_ = total_elems_;

@@ -313,3 +313,17 @@ TEST_CASE("with parallel unset nothing changes and no section is written", "[par
   CHECK_FALSE(p.parallel.active);
   CHECK(Options{}.parallel == Parallel::none);
 }
+
+TEST_CASE("expert parallel splits the experts over ep, their data-parallel shards over dp / ep", "[parallel]") {
+  // Mixtral 8 experts over 8 ranks: each rank owns one expert whole (ep 8), so under ZeRO-3 the
+  // expert weights are no further sharded (dp / ep = 1): per rank the experts are still 1/8, and
+  // the state equals plain ZeRO-3 over 8 up to padding; the all-to-all buffers are added.
+  Setup e("mixtral-8x7b-v0.1.json", opts(8, "zero3", R"(,"ep":8)"));
+  Setup z("mixtral-8x7b-v0.1.json", opts(8, "zero3"));
+  const auto a = e.rank(Parallel::zero3).moment(e.event("optimizer step"), 1);
+  const auto b = z.rank(Parallel::zero3).moment(z.event("optimizer step"), 1);
+  CHECK(double(a[R::kStates]) == Approx(double(b[R::kStates])).epsilon(1e-6));
+  const size_t f = e.event("forward of model.layers.3");
+  // 2 buffers × 2048 tokens × top-2 × hidden 4096 × 2 bytes.
+  CHECK(e.rank(Parallel::zero3).moment(f, 1)[R::kComm] == 2 * 2048 * 2 * 4096 * 2);
+}
