@@ -707,7 +707,7 @@ ParallelPlan plan_parallel(const Model& m, const Options& opt, const MemoryModel
        "Tensor parallel (Megatron): linear, embedding and head weights split over tp, norms replicated, heads and KV "
        "heads must divide (no KV replication); activations × (10 + 24/tp) / 34 (Korthikanti et al. 2022, eq. 2, "
        "without the score term), logits and working set ÷ tp. Context parallel: per-token tensors ÷ cp, plus a peer's "
-       "K/V chunk in flight (ring attention). Expert parallel: experts ÷ ep, all-to-all dispatch and combine buffers "
+       "K/V chunk in flight (ring attention). Expert parallel: experts ÷ ep, each slice sharded over dp / ep ranks, all-to-all dispatch and combine buffers "
        "of tokens × top_k × hidden. Data-parallel ranks = gpus / (tp × cp).",
        "Megatron-LM core/tensor_parallel/layers.py, core/transformer/moe; arXiv:2205.05198"},
       {"topology",
