@@ -296,7 +296,7 @@ class Scanner {
   void literal(std::string_view word) {
     if (t_.substr(pos_, word.size()) != word) {
       if (word.substr(0, t_.size() - pos_) == t_.substr(pos_)) truncated();
-      syntax(pos_, "an unexpected character '" + clip(t_.substr(pos_, 1)) + "'");
+      syntax(pos_, "expected " + std::string(word) + ", found an unexpected character '" + clip(t_.substr(pos_, 1)) + "'");
     }
     pos_ += word.size();
   }
@@ -305,13 +305,14 @@ class Scanner {
   void key() {
     if (at_end()) truncated();
     if (t_[pos_] != '"') {
-      if (t_[pos_] == '}') syntax(pos_, "a comma before '}' (trailing commas are not JSON)");
-      syntax(pos_, t_[pos_] == '\'' ? "a single-quoted key (JSON keys use double quotes)"
-                                    : "a key that is not a double-quoted string");
+      if (t_[pos_] == '}') syntax(pos_, "a comma before '}' (trailing commas are not JSON): expected a key");
+      syntax(pos_, t_[pos_] == '\'' ? "a single-quoted key (JSON keys use double quotes): expected a double-quoted key"
+                                    : "expected a double-quoted key, found '" + clip(t_.substr(pos_, 1)) + "'");
     }
     const size_t at = pos_;
     Frame& f = stack_.back();
     f.key = string(true);
+    const size_t key_end = pos_;
     auto [it, fresh] = f.keys.emplace(f.key, at);
     if (!fresh) {
       const std::string p = path();
@@ -325,7 +326,7 @@ class Scanner {
     }
     ws();
     if (at_end()) truncated();
-    if (t_[pos_] != ':') syntax(pos_, "a missing ':' after the key \"" + clip(f.key) + "\"");
+    if (t_[pos_] != ':') syntax(key_end, "expected ':' after the key \"" + clip(f.key) + "\", which ends");
     ++pos_;
   }
 
@@ -369,10 +370,11 @@ class Scanner {
         syntax(pos_, "a comma before '" + std::string(1, c) + "' (trailing commas are not JSON)");
       } else {
         syntax(pos_, c == '\'' ? "a single-quoted string (JSON strings use double quotes)"
-                               : "an unexpected character '" + clip(t_.substr(pos_, 1)) + "'");
+                               : "expected a value (a string, number, object, array, true, false or null), found '" + clip(t_.substr(pos_, 1)) + "'");
       }
       // After a value: a separator, a close, or the end.
       while (true) {
+        const size_t value_end = pos_;  // a missing separator belongs here, not where the next token starts
         ws();
         if (stack_.empty()) {
           if (!at_end()) syntax(pos_, "text after the end of the JSON value");
@@ -397,7 +399,9 @@ class Scanner {
           stack_.pop_back();
           continue;  // the container was a value of its parent
         }
-        syntax(pos_, f.object ? "a missing ',' or '}' after a value" : "a missing ',' or ']' after a value");
+        // The position is the end of the value (the line to fix), the message what was expected.
+        syntax(value_end, std::string(f.object ? "expected ',' or '}'" : "expected ',' or ']'") + " after the value, found '" +
+                              clip(t_.substr(pos_, 1)) + "' at " + where(pos_) + "; the value ends");
       }
     }
   }

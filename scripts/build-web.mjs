@@ -37,7 +37,26 @@ function script(body, attributes = '') {
 // share link, the widget's attributes and the form's typing read OPTION_SCHEMA (web/src/state.js).
 const { describe } = await createRequire(import.meta.url)(moduleFile).createCardfit();
 const schemaScript = `// ---- the core's option schema (cardfit.describe)\nconst OPTION_SCHEMA = ${JSON.stringify({ options: describe.options, groups: describe.groups }).replace(/</g, '\\u003c')};`;
-const sources = (files) => [schemaScript, ...files.map((f) => `// ---- web/src/${f}\n${read(web(`src/${f}`))}`)].join('\n');
+// The measured accuracy the page states next to its estimates: read from the section of
+// docs/accuracy.md that scripts/accuracy --update-docs generates (the one place those numbers
+// live), never copied by hand. A change of that section's format fails the build here.
+function accuracyData() {
+  const doc = read(join(root, 'docs', 'accuracy.md'));
+  const a = doc.indexOf('<!-- accuracy:begin -->'), b = doc.indexOf('<!-- accuracy:end -->');
+  if (a < 0 || b < a) throw new Error('build-web: docs/accuracy.md lacks its accuracy:begin/end section');
+  const section = doc.slice(a, b);
+  const s0 = section.indexOf('### Summary'), s1 = section.indexOf('\n###', s0 + 1);
+  const summary = s0 < 0 ? '' : section.slice(s0, s1 < 0 ? undefined : s1);  // the by-task table only
+  const tasks = {};
+  for (const m of summary.matchAll(/^\| (\w+) \| (\d+) \| ([\d.]+) % \| ([\d.]+) % \| ([\d.]+) % \|$/gm)) {
+    tasks[m[1]] = { points: Number(m[2]), median: Number(m[3]), p90: Number(m[4]), max: Number(m[5]) };
+  }
+  const oom = section.match(/Out-of-memory reports flagged[^:]*: (\d+) of (\d+)/);
+  if (!tasks.all || !oom) throw new Error('build-web: docs/accuracy.md\'s generated summary has no "all" row or no out-of-memory line');
+  return { tasks, oom_flagged: Number(oom[1]), oom_reports: Number(oom[2]) };
+}
+const accuracyScript = `// ---- docs/accuracy.md's generated summary (scripts/build-web.mjs)\nconst ACCURACY = ${JSON.stringify(accuracyData())};`;
+const sources = (files, extra = []) => [schemaScript, ...extra, ...files.map((f) => `// ---- web/src/${f}\n${read(web(`src/${f}`))}`)].join('\n');
 
 const manifest = JSON.parse(read(web('examples/examples.json')));
 const examples = manifest.map(({ id, file, checkpoint_total: ck }) => ({ id, text: read(web(`examples/${file}`)), ...(ck ? { checkpoint_total: ck } : {}) }));
@@ -50,7 +69,7 @@ const parts = {
   examples: () => script(JSON.stringify(examples).replace(/</g, '\\u003c'), ' type="application/json" id="examples"'),
   // Not executed by the page: the planner starts a worker from this text (web/src/planner.js).
   'cardfit-module': () => script(moduleText, ' type="text/plain" id="cardfit-module"'),
-  'app.js': () => script(`(function () {\n'use strict';\n${sources(PAGE_SOURCES)}\n})();`),
+  'app.js': () => script(`(function () {\n'use strict';\n${sources(PAGE_SOURCES, [accuracyScript])}\n})();`),
 };
 // Content-Security-Policy: scripts run only if their hash is listed (the page script, and the
 // module text the planner inserts as a script when no worker can start), so inline handlers

@@ -24,6 +24,34 @@ export interface PlanOptions {
   attention?: 'sdpa' | 'eager' | 'flash';
   /** Gradient checkpointing: keep only each block's input, recompute the rest. Default: false. CLI: `--grad-ckpt`. */
   grad_ckpt?: boolean;
+  /** The training stack whose policies are planned (hf: the Hugging Face Trainer). Default: "hf". CLI: `--stack`. */
+  stack?: 'hf' | 'torchtune' | 'litgpt' | 'unsloth' | 'axolotl' | 'llamafactory';
+  /** The loss over the logits: whole and upcast (full), in chunks of tokens, or fused with the head. Default: the stack's (hf: full). CLI: `--loss`. */
+  loss?: 'full' | 'chunked' | 'fused';
+  /** Chunked loss, torchtune style: chunks per sample, the head run inside the loss per chunk. An integer in [1, 16777216]. Default: the stack's (torchtune: 8). CLI: `--loss-chunks N`. */
+  loss_chunks?: number;
+  /** Chunked loss, LitGPT style: tokens per sequence per chunk of returned 16-bit logits. An integer in [1, 16777216]. Default: the stack's (litgpt: 128). CLI: `--loss-chunk-tokens N`. */
+  loss_chunk_tokens?: number;
+  /** none: pure 16-bit training (bf16 weights, gradients, states; no autocast, no fp32 master). Default: the stack's (hf: fp32). CLI: `--master-weights`. */
+  master_weights?: 'fp32' | 'none';
+  /** Step each parameter in backward and free its gradient (torchtune optimizer_in_bwd). Default: the stack's (hf: false). CLI: `--optimizer-in-bwd true|false`. */
+  optimizer_in_bwd?: boolean;
+  /** bitsandbytes paged optimizer: states in unified memory, outside the torch allocator. Default: the stack's (hf: false). CLI: `--paged-optimizer true|false`. */
+  paged_optimizer?: boolean;
+  /** Optimizer states and step on the host (DeepSpeed offload_optimizer on one GPU). Default: false (no stack presets it). CLI: `--optimizer-offload true|false`. */
+  optimizer_offload?: boolean;
+  /** With grad_ckpt: saved activations offloaded to the host (torchtune OffloadActivations). Default: the stack's (hf: false; unsloth: true). CLI: `--activation-offload true|false`. */
+  activation_offload?: boolean;
+  /** With grad_ckpt: checkpoint every k-th layer (torchtune selective activation checkpointing). An integer in [1, 4096]. Default: 1: every layer. CLI: `--ckpt-every K`. */
+  ckpt_every?: number;
+  /** torch.compile of the model and loss. Default: the stack's (hf: false). CLI: `--compile true|false`. */
+  compile?: boolean;
+  /** Samples packed into rows of seq tokens (false: padded to the longest of the batch). Default: false. CLI: `--packing true|false`. */
+  packing?: boolean;
+  /** Plan the loading of the weights (dtype conversion, quantization) as a phase. Default: the stack's (hf: false). CLI: `--load-phase true|false`. */
+  load_phase?: boolean;
+  /** The dtype of the stored weights the load phase reads. Default: bf16. CLI: `--checkpoint-dtype`. */
+  checkpoint_dtype?: 'bf16' | 'fp16' | 'fp32';
   /** LoRA rank r of every adapter. An integer in [1, 65536]. Default: 16. CLI: `--lora-rank N`. */
   lora_rank?: number;
   /** How QLoRA stores the frozen base: bitsandbytes NF4/FP4, LLM.int8 or GPTQ int4. Default: "nf4". CLI: `--qlora-quant`. */

@@ -87,6 +87,19 @@ void diff_names(const Model& m, const Map& file, Reconciliation& r,
   for (const auto& [name, _] : file)
     if (!matched.count(name)) r.extra.push_back(name);
 }
+// The buffers a file really stores (by name; a header gives their shapes, an index only names
+// them): what the model type registers is not what every checkpoint holds (transformers no longer
+// saves gpt2's attn.bias causal masks), so the reconciliation counts only those present.
+template <typename Map, typename Count>
+int64_t stored_buffers(const Model& m, const Map& file, Count count) {
+  const std::string prefix = base_prefix(m);
+  int64_t n = 0;
+  for (const auto& t : m.buffers) {
+    auto it = lookup(file, t.name, prefix);
+    if (it != file.end()) n = checked_add(n, count(t, it->second), "the checkpoint's buffer count");
+  }
+  return n;
+}
 }  // namespace
 
 std::optional<Reconciliation> reconcile(const Model& m, const Options& opt) {
@@ -110,6 +123,7 @@ std::optional<Reconciliation> reconcile(const Model& m, const Options& opt) {
       else if (!t.tied_to.empty()) r.tied_copies = checked_add(r.tied_copies, numel(f.shape));
     };
     diff_names(m, file, r, match);
+    r.buffers = stored_buffers(m, file, [](const Tensor&, const FileTensor& f) { return numel(f.shape); });
   } else if (!opt.safetensors_index.empty()) {
     r.source = "safetensors_index";
     const json j = parse_or_throw(opt.safetensors_index, "safetensors_index");
@@ -122,6 +136,7 @@ std::optional<Reconciliation> reconcile(const Model& m, const Options& opt) {
     for (const auto& [name, file] : j["weight_map"].items()) names.emplace(name, file.is_string() ? file.get<std::string>() : "");
     std::function<void(const Tensor&, const std::string&)> none = [](const Tensor&, const std::string&) {};
     diff_names(m, names, r, none);
+    r.buffers = stored_buffers(m, names, [](const Tensor& t, const std::string&) { return numel(t.shape); });
     // An index names tensors but not their shapes; a scalar total stated beside it (the hub's
     // safetensors.total) supplies the count that is then reconciled.
     if (opt.checkpoint_total) {

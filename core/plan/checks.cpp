@@ -2,11 +2,18 @@
 #include "checks.hpp"
 
 #include <cmath>
+#include <cstdio>
 
 namespace cardfit {
 
 namespace {
 std::string num(int64_t v) { return std::to_string(v); }
+// A config's decimal as written ("50", "30.5", "8"), not std::to_string's "50.000000".
+std::string dec(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
 }  // namespace
 
 // Walks the graph's edges: every value must have the width its consumer expects. A consumer may
@@ -118,7 +125,7 @@ std::vector<Finding> run_checks(const Model& m, const Options& opt, int64_t seq)
     const int64_t orig = facts.rope_original_max_positions;
     if (factor > 0 && orig > 0 && d.max_positions > 0 &&
         std::fabs(double(orig) * factor - double(d.max_positions)) > 0.01 * double(d.max_positions))
-      add("rope-scaling-inconsistent", "warning", "rope_scaling factor " + std::to_string(factor) + " × original context " +
+      add("rope-scaling-inconsistent", "warning", "rope_scaling factor " + dec(factor) + " × original context " +
           num(orig) + " does not equal max_position_embeddings " + num(d.max_positions) + ".",
           "Make max_position_embeddings = factor × original_max_position_embeddings.");
   }
@@ -167,7 +174,7 @@ std::vector<Finding> run_checks(const Model& m, const Options& opt, int64_t seq)
   // attention (or flash-attention >= 2.6, which implements the cap).
   if (opt.attention == Attention::sdpa && opt.mode != Mode::serve && facts.attn_logit_softcap > 0)
     add("softcapping-needs-eager", "warning", "The config caps attention logits (attn_logit_softcapping " +
-        std::to_string(facts.attn_logit_softcap) + "), which SDPA does not implement: "
+        dec(facts.attn_logit_softcap) + "), which SDPA does not implement: "
         "transformers trains this model with eager attention, whose heads × seq² scores this SDPA plan omits.",
         "Plan with attention=eager (what transformers uses), or flash (flash-attention 2.6+ applies the cap).");
   return out;

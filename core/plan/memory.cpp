@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "graph_costs.hpp"
+#include "stacks.hpp"
 #include "step_events.hpp"
 
 namespace cardfit {
@@ -211,6 +212,74 @@ class BlockCostMemo {
   std::vector<BlockCost> costs_;
 };
 
+// ---- Stack policies (stacks.hpp; docs/memory-model.md#stacks) ----------------------------------
+
+// Per-sample bytes of the loss under a chunked or fused policy: at the loss (forward), at the
+// backward of the loss, and the logits' gradient at the head's backward. v: logits per sample
+// (tokens × vocab), lc: the logits' bytes, hidden: the head's input width.
+struct LossBytes {
+  int64_t forward = 0, backward = 0, grad = 0;
+};
+LossBytes policy_loss_bytes(const Policies& pol, int64_t tokens, int64_t vocab, int64_t hidden, int lc, bool autocast) {
+  LossBytes l;
+  const int64_t v = mul(tokens, vocab);
+  if (pol.loss == LossKind::fused) {
+    // Liger fused_linear_cross_entropy_forward: an fp32 loss per token and the input gradient
+    // (tokens × hidden, 16-bit) made in forward, over chunks of next_power_of_2(ceil(BT / inc))
+    // tokens of 16-bit logits, inc = ceil(vocab / hidden): under 2 × ceil(tokens / inc) per sample.
+    const int64_t inc = (vocab + hidden - 1) / std::max<int64_t>(1, hidden);
+    const int64_t chunk = mul(2 * ((tokens + inc - 1) / std::max<int64_t>(1, inc)), vocab);
+    const int64_t grad_in = mul(mul(tokens, hidden), lc);
+    l.forward = add(add(mul(tokens, 4), grad_in), mul(chunk, lc));
+    l.backward = grad_in;  // the input gradient, scaled by the loss's gradient; no logits
+    return l;
+  }
+  // Chunked: a chunk holds f = chunk tokens / tokens of the logits (rounded up to whole tokens).
+  const bool litgpt = pol.loss_chunk_tokens > 0;
+  const int64_t chunk_tokens = litgpt ? std::min(tokens, pol.loss_chunk_tokens)
+                                      : (tokens + std::max<int64_t>(1, pol.loss_chunks) - 1) / std::max<int64_t>(1, pol.loss_chunks);
+  const int64_t cv = mul(chunk_tokens, vocab);
+  // torchtune upcasts each chunk (logits.float()); LitGPT runs in the logits' dtype (fp32 under
+  // autocast, whose cast list holds log_softmax).
+  const int u = litgpt ? (autocast ? 4 : lc) : 4;
+  // Kept for backward: each chunk's log_softmax output, or compiled its logsumexp per token.
+  const int64_t kept = pol.compile ? mul(tokens, 4) : mul(v, u);
+  // LitGPT's model returns every chunk's 16-bit logits as a list, alive through the loss.
+  const int64_t whole = litgpt ? mul(v, lc) : 0;
+  // The chunk being computed: its 16-bit logits and (upcast) its fp32 copy.
+  l.forward = add(add(kept, whole), mul(cv, u != lc ? lc + u : lc));
+  // One chunk's backward: its incoming and produced gradients (in u), and the 16-bit one if cast;
+  // the head runs per chunk, so its logits gradient is that chunk's, counted here.
+  l.backward = add(add(kept, whole), mul(cv, 2 * u + (u != lc ? lc : 0)));
+  l.grad = 0;
+  return l;
+}
+
+// The load phase: every weight in its training form, plus the tensor being converted. Full and
+// LoRA: the largest tensor in the checkpoint's dtype when it differs from the training dtype.
+// QLoRA: the 16-bit copy bitsandbytes quantizes from (Params4bit._quantize) of the largest
+// quantized linear, or PEFT's fp32 upcast of the largest other tensor (its 16-bit source).
+MemoryModel::Event load_event(const Model& m, const StepSetup& s, const Policies& pol, int64_t total_weights) {
+  MemoryModel::Event e;
+  const int ckb = pol.checkpoint_dtype == WeightDtype::fp32 ? 4 : 2;
+  int64_t temp = 0;
+  if (s.quantized) {
+    for (const auto& b : m.blocks)
+      for (const auto& n : b.nodes)
+        if (is_quantized_linear(n)) temp = std::max(temp, mul(mul(n.in, n.out), 2));
+        else if (s.base == 4 && n.params > 0) temp = std::max(temp, mul(n.params, 2));
+  } else {
+    const int target = s.mode == Mode::full ? s.master : s.base;
+    if (ckb != target)
+      for (const auto& t : m.tensors)
+        if (t.tied_to.empty()) temp = std::max(temp, mul(t.count(), ckb));
+  }
+  e.what = "load (weights converted tensor by tensor)";
+  e.fixed[kWeights] = total_weights;
+  e.fixed[kCast] = temp;
+  return e;
+}
+
 }  // namespace
 
 int64_t allocator_reserve(int64_t peak, double f) {
@@ -231,8 +300,11 @@ void MemoryModel::add_event(Event e) {
   events_.push_back(e);
 }
 
-MemoryModel::MemoryModel(const Model& m, const Options& opt, Mode mode, int64_t seq, const Overheads& ov)
+MemoryModel::MemoryModel(const Model& m, const Options& given, Mode mode, int64_t seq, const Overheads& ov)
     : mode_(mode), seq_(seq), ov_(ov) {
+  // The stack's policies; pure 16-bit training plans as bf16 without autocast (stacks.hpp).
+  const Policies pol = resolve_policies(given);
+  const Options opt = effective_options(given);
   const StepSetup s = make_setup(m, opt, mode);
   for (int c = 0; c < kComponents; ++c) labels_[size_t(c)] = component_label(c, mode, opt);
   const size_t nb = m.blocks.size();
@@ -424,7 +496,8 @@ MemoryModel::MemoryModel(const Model& m, const Options& opt, Mode mode, int64_t 
   }
   trainable_ = idle_trainable;
   for (const auto& t : trainables) trainable_ = add(trainable_, numel(t.shape));
-  const OptimizerCost oc = optimizer_cost(opt, trainables, !s.autocast && opt.precision != Precision::fp32);
+  const bool fp32_master = !s.autocast && opt.precision != Precision::fp32 && pol.master_weights != MasterWeights::none;
+  OptimizerCost oc = optimizer_cost(opt, trainables, fp32_master);
   labels_[kWeights] = full ? (s.master == 4 ? "Weights (fp32 master)" : "Weights (bf16)")
                         : mode == Mode::lora ? (s.base == 4 ? "Frozen base (fp32)" : "Frozen base (bf16)")
                                              : std::string("Frozen base (") + quant_name(s.quant) + ")";
@@ -439,6 +512,12 @@ MemoryModel::MemoryModel(const Model& m, const Options& opt, Mode mode, int64_t 
     if (!used[bi]) bc[bi] = BlockCost{};
     if (!recorded[bi]) bc[bi].backward = 0;  // no backward runs through it
     ckpt[bi] = ckpt_all && checkpointable(m.blocks[bi]) && recorded[bi];
+  }
+  if (pol.ckpt_every > 1) {
+    // torchtune checkpoint_wrapper: counts the wrapped layers from 1, checkpoints count % k == 0.
+    int64_t count = 0;
+    for (size_t bi = 0; bi < nb; ++bi)
+      if (ckpt[bi]) ckpt[bi] = ++count % pol.ckpt_every == 0;
   }
 
   // Logits and loss (transformers >= 4.46: the loss upcasts the 16-bit logits to fp32, and
@@ -458,11 +537,37 @@ MemoryModel::MemoryModel(const Model& m, const Options& opt, Mode mode, int64_t 
       lb = mul(v, 3 * lc);
     }
     lg = mul(v, lc);
+    if (pol.loss != LossKind::full) {
+      const LossBytes l = policy_loss_bytes(pol, t, head->out, head->in, lc, s.autocast);
+      lf = l.forward;
+      lb = l.backward;
+      lg = l.grad;
+    }
   }
   logits_ = std::max(lf, lb);
 
+  // Where the optimizer's bytes live (stacks.hpp): paged states outside the allocator, offloaded
+  // ones on the host; gradients leave block by block when the step runs in backward or offloaded.
   TrainingStepBytes step;
-  step.accum = opt.grad_accum > 1;
+  step.grads_per_block = pol.optimizer_in_bwd || pol.optimizer_offload;
+  // torchtune refuses activation offloading without checkpointing (full_finetune_single_device),
+  // and Unsloth's offload is part of its checkpointing: it applies under grad_ckpt only.
+  step.offload_acts = pol.activation_offload && s.grad_ckpt;
+  if (pol.optimizer_offload) {
+    oc = OptimizerCost{};
+  } else if (pol.paged_optimizer && (opt.optimizer == Optimizer::adamw || opt.optimizer == Optimizer::adamw8bit)) {
+    // bitsandbytes PagedAdamW / PagedAdamW8bit: Optimizer8bit.get_state_buffer pages the states
+    // of tensors of 1e5+ elements, smaller ones stay in the torch allocator; 32-bit states are
+    // fp32 whatever the parameter's dtype (Optimizer2State.init_state). One kernel: no temporary.
+    std::vector<Trainable> large, small;
+    for (Trainable t : trainables) {
+      t.bytes = 4;
+      (numel(t.shape) >= 100000 ? large : small).push_back(t);
+    }
+    paged_ = optimizer_cost(opt, large, fp32_master).states;
+    oc = OptimizerCost{optimizer_cost(opt, small, fp32_master).states, 0};
+  }
+  step.accum = opt.grad_accum > 1 && !step.grads_per_block;
   Event& base = step.base;
   base.fixed[kWeights] = total_weights;
   base.fixed[kAdapters] = total_adapters;
@@ -477,6 +582,10 @@ MemoryModel::MemoryModel(const Model& m, const Options& opt, Mode mode, int64_t 
   step.ds_buckets = mul(opt.deepspeed_bucket, 4);
   step.head_block = head_block;
   step.logits_forward = lf;
+  // Liger's forward allocates the trained head's weight gradient (zeros_like(weight)) before the
+  // backward, which then hands it to the head as its gradient (counted with the gradients there).
+  if (head && pol.loss == LossKind::fused && (full || is_saved_module(*head, opt)))
+    step.head_grad_early = mul(mul(head->in, head->out), full ? s.master : (s.quantized ? 2 : s.base));
   step.logits_backward = lb;
   step.logits_grad = lg;
   step.total_grads = total_grads;
@@ -496,8 +605,23 @@ MemoryModel::MemoryModel(const Model& m, const Options& opt, Mode mode, int64_t 
     b.dequant_forward = bc[bi].dequant_forward;
     b.dequant_backward = bc[bi].dequant_backward;
     b.grads = grads[bi];
+    if (pol.optimizer_in_bwd && !pol.optimizer_offload && !pol.paged_optimizer && !block_trainables[bi].empty()) {
+      // One optimizer per parameter (torchtune): the step's temporary is that of one tensor.
+      const auto largest = std::max_element(block_trainables[bi].begin(), block_trainables[bi].end(),
+                                            [](const Trainable& a, const Trainable& z) { return numel(a.shape) < numel(z.shape); });
+      b.step_temp = optimizer_cost(opt, {*largest}, fp32_master).temporaries;
+    }
   }
+  if (pol.optimizer_in_bwd) step.optimizer_temporaries = 0;
   events_ = training_events(step);
+  if (pol.load_phase) {
+    // The load comes first: its phase is "load", the step's phases follow.
+    phase_names_.insert(phase_names_.begin(), "load");
+    for (auto& e : events_) ++e.phase;
+    Event load = load_event(m, s, pol, total_weights);
+    finish_event(load);
+    events_.insert(events_.begin(), load);
+  }
 
   // Per-block profile for multi-card cuts.
   const int64_t total_trainable_bytes = std::max<int64_t>(1, total_grads);

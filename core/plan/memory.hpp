@@ -89,6 +89,8 @@ class MemoryModel {
   int64_t logits_per_sample() const { return logits_; }
   /// Per-sample KV cache (serving).
   int64_t kv_per_sample() const { return kv_; }
+  /// Optimizer states a paged optimizer keeps in unified memory, outside the peak (stacks.hpp).
+  int64_t paged_bytes() const { return paged_; }
 
   static constexpr int kComponents = 15;
 
@@ -143,7 +145,7 @@ class MemoryModel {
   int64_t seq_;
   Overheads ov_;
   int64_t trainable_ = 0;
-  int64_t logits_ = 0, kv_ = 0;
+  int64_t logits_ = 0, kv_ = 0, paged_ = 0;
   std::array<std::string, kComponents> labels_;
   std::vector<std::string> phase_names_;
   std::vector<std::string> block_names_;

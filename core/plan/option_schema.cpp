@@ -51,6 +51,14 @@ constexpr auto serve_dtype_values = names_of(weight_dtype_names);
 constexpr auto quant_values = names_of(quant_names);
 constexpr auto optimizer_impl_values = names_of(optimizer_impl_names);
 constexpr auto parallel_values = names_of(parallel_names);
+constexpr auto stack_values = names_of(stack_names);
+constexpr auto loss_values = names_of(loss_names);
+constexpr auto master_weights_values = names_of(master_weights_names);
+constexpr auto checkpoint_dtype_values = [] {
+  std::array<std::string_view, std::size(checkpoint_dtypes)> out{};
+  for (size_t i = 0; i < out.size(); ++i) out[i] = enum_name(weight_dtype_names, checkpoint_dtypes[i]);
+  return out;
+}();
 constexpr auto kv_dtype_values = [] {
   std::array<std::string_view, std::size(kv_dtypes)> out{};
   for (size_t i = 0; i < out.size(); ++i) out[i] = enum_name(weight_dtype_names, kv_dtypes[i]);
@@ -94,6 +102,60 @@ constexpr OptionSpec specs[] = {
     {.name = "grad_ckpt", .type = T::boolean, .group = "training",
      .doc = "Gradient checkpointing: keep only each block's input, recompute the rest.", .flag = "--grad-ckpt",
      .default_json = "false", .store = put_bool<&Options::grad_ckpt>},
+    // stack and its policies (stacks.cpp): unset, a policy takes the stack's preset
+    {.name = "stack", .type = T::enumeration, .group = "stack",
+     .doc = "The training stack whose policies are planned (hf: the Hugging Face Trainer).", .flag = "--stack",
+     .values = stack_values, .default_json = R"("hf")", .store = put_enum<&Options::stack, stack_names>},
+    {.name = "loss", .type = T::enumeration, .group = "stack",
+     .doc = "The loss over the logits: whole and upcast (full), in chunks of tokens, or fused with the head.",
+     .flag = "--loss", .values = loss_values, .default_note = "the stack's (hf: full)",
+     .store = put_enum<&Options::loss, loss_names>},
+    {.name = "loss_chunks", .type = T::integer, .group = "stack",
+     .doc = "Chunked loss, torchtune style: chunks per sample, the head run inside the loss per chunk.",
+     .flag = "--loss-chunks", .flag_arg = "N", .int_min = 1, .int_max = kMaxTokens,
+     .default_note = "the stack's (torchtune: 8)", .store = put_int<&Options::loss_chunks>},
+    {.name = "loss_chunk_tokens", .type = T::integer, .group = "stack",
+     .doc = "Chunked loss, LitGPT style: tokens per sequence per chunk of returned 16-bit logits.",
+     .flag = "--loss-chunk-tokens", .flag_arg = "N", .int_min = 1, .int_max = kMaxTokens,
+     .default_note = "the stack's (litgpt: 128)", .store = put_int<&Options::loss_chunk_tokens>},
+    {.name = "master_weights", .type = T::enumeration, .group = "stack",
+     .doc = "none: pure 16-bit training (bf16 weights, gradients, states; no autocast, no fp32 master).",
+     .flag = "--master-weights", .values = master_weights_values, .default_note = "the stack's (hf: fp32)",
+     .store = put_enum<&Options::master_weights, master_weights_names>},
+    {.name = "optimizer_in_bwd", .type = T::boolean, .group = "stack",
+     .doc = "Step each parameter in backward and free its gradient (torchtune optimizer_in_bwd).",
+     .flag = "--optimizer-in-bwd", .flag_arg = "true|false", .default_note = "the stack's (hf: false)",
+     .store = put_bool<&Options::optimizer_in_bwd>},
+    {.name = "paged_optimizer", .type = T::boolean, .group = "stack",
+     .doc = "bitsandbytes paged optimizer: states in unified memory, outside the torch allocator.",
+     .flag = "--paged-optimizer", .flag_arg = "true|false", .default_note = "the stack's (hf: false)",
+     .store = put_bool<&Options::paged_optimizer>},
+    {.name = "optimizer_offload", .type = T::boolean, .group = "stack",
+     .doc = "Optimizer states and step on the host (DeepSpeed offload_optimizer on one GPU).",
+     .flag = "--optimizer-offload", .flag_arg = "true|false", .default_note = "false (no stack presets it)",
+     .store = put_bool<&Options::optimizer_offload>},
+    {.name = "activation_offload", .type = T::boolean, .group = "stack",
+     .doc = "With grad_ckpt: saved activations offloaded to the host (torchtune OffloadActivations).",
+     .flag = "--activation-offload", .flag_arg = "true|false", .default_note = "the stack's (hf: false; unsloth: true)",
+     .store = put_bool<&Options::activation_offload>},
+    {.name = "ckpt_every", .type = T::integer, .group = "stack",
+     .doc = "With grad_ckpt: checkpoint every k-th layer (torchtune selective activation checkpointing).",
+     .flag = "--ckpt-every", .flag_arg = "K", .int_min = 1, .int_max = 4096, .default_note = "1: every layer",
+     .store = put_int<&Options::ckpt_every>},
+    {.name = "compile", .type = T::boolean, .group = "stack", .doc = "torch.compile of the model and loss.",
+     .flag = "--compile", .flag_arg = "true|false", .default_note = "the stack's (hf: false)",
+     .store = put_bool<&Options::compile>},
+    {.name = "packing", .type = T::boolean, .group = "stack",
+     .doc = "Samples packed into rows of seq tokens (false: padded to the longest of the batch).",
+     .flag = "--packing", .flag_arg = "true|false", .default_note = "false", .store = put_bool<&Options::packing>},
+    {.name = "load_phase", .type = T::boolean, .group = "stack",
+     .doc = "Plan the loading of the weights (dtype conversion, quantization) as a phase.",
+     .flag = "--load-phase", .flag_arg = "true|false", .default_note = "the stack's (hf: false)",
+     .store = put_bool<&Options::load_phase>},
+    {.name = "checkpoint_dtype", .type = T::enumeration, .group = "stack",
+     .doc = "The dtype of the stored weights the load phase reads.", .flag = "--checkpoint-dtype",
+     .values = checkpoint_dtype_values, .default_note = "bf16",
+     .store = put_enum<&Options::checkpoint_dtype, weight_dtype_names>},
     // LoRA and QLoRA
     {.name = "lora_rank", .type = T::integer, .group = "lora", .doc = "LoRA rank r of every adapter.", .flag = "--lora-rank",
      .flag_arg = "N", .int_min = 1, .int_max = 65536, .default_json = "16", .store = put_int<&Options::lora_rank>},
@@ -211,7 +273,7 @@ constexpr OptionSpec specs[] = {
 
 constexpr OptionGroup groups[] = {
     {"mode", "Mode"},       {"workload", "Workload"},     {"training", "Training"},     {"lora", "LoRA and QLoRA"},
-    {"serving", "Serving"}, {"cost", "Cards and cost"}, {"parallel", "Multi-GPU"}, {"checkpoint", "Checkpoint"}, {"details", "Details"},
+    {"stack", "Training stack"}, {"serving", "Serving"}, {"cost", "Cards and cost"}, {"parallel", "Multi-GPU"}, {"checkpoint", "Checkpoint"}, {"details", "Details"},
 };
 
 constexpr bool table_is_sound() {

@@ -24,6 +24,14 @@ enum class OptimizerImpl { foreach, fused, forloop };
 /// before), DDP, FSDP1 (FULL_SHARD; reshard_after_forward 0: SHARD_GRAD_OP), FSDP2 fully_shard,
 /// HSDP (FSDP1 HYBRID_SHARD over shard_group), DeepSpeed ZeRO-1/2/3.
 enum class Parallel { none, ddp, fsdp, fsdp2, hsdp, zero1, zero2, zero3 };
+/// A training stack: a named, versioned preset of the policies below (stacks.cpp holds the table).
+enum class Stack { hf, torchtune, litgpt, unsloth, axolotl, llamafactory };
+/// How the loss meets the logits: the whole tensor upcast to fp32 (transformers), in chunks of
+/// tokens (torchtune, LitGPT), or fused with the head so the logits never exist whole (Liger).
+enum class LossKind { full, chunked, fused };
+/// Whether a 16-bit model without autocast keeps fp32 master weights (DeepSpeed's engines) or
+/// trains purely in 16 bit (torchtune dtype=bf16, LitGPT bf16-true).
+enum class MasterWeights { fp32, none };
 
 /// Each enum's one spelling table: *_name() reads it and the option schema (option_schema.cpp)
 /// offers exactly its names, in this order (the order error messages list them).
@@ -58,6 +66,15 @@ inline constexpr EnumName<Parallel> parallel_names[] = {
     {Parallel::hsdp, "hsdp"},   {Parallel::zero1, "zero1"}, {Parallel::zero2, "zero2"}, {Parallel::zero3, "zero3"}};
 inline constexpr EnumName<OptimizerImpl> optimizer_impl_names[] = {
     {OptimizerImpl::foreach, "foreach"}, {OptimizerImpl::fused, "fused"}, {OptimizerImpl::forloop, "forloop"}};
+inline constexpr EnumName<Stack> stack_names[] = {{Stack::hf, "hf"},         {Stack::torchtune, "torchtune"},
+                                                  {Stack::litgpt, "litgpt"}, {Stack::unsloth, "unsloth"},
+                                                  {Stack::axolotl, "axolotl"}, {Stack::llamafactory, "llamafactory"}};
+inline constexpr EnumName<LossKind> loss_names[] = {
+    {LossKind::full, "full"}, {LossKind::chunked, "chunked"}, {LossKind::fused, "fused"}};
+inline constexpr EnumName<MasterWeights> master_weights_names[] = {{MasterWeights::fp32, "fp32"},
+                                                                   {MasterWeights::none, "none"}};
+/// The checkpoint dtypes a load phase reads (spelled by weight_dtype_names).
+inline constexpr WeightDtype checkpoint_dtypes[] = {WeightDtype::bf16, WeightDtype::fp16, WeightDtype::fp32};
 
 /// The name of a value in its table (tables are complete, so a miss is impossible).
 template <typename E, size_t N>
@@ -125,6 +142,17 @@ struct Options {
   int64_t epochs = 10, samples = 50000, cost_batch = 32;
   std::optional<double> mfu;       // empty: catalog default
   std::map<std::string, double> prices;  // card id → USD per GPU-hour, overriding the catalog
+  // Training stack and its policies (stacks.hpp): each unset policy takes the stack's preset; a
+  // set one wins over it. hf with nothing set is the model above, unchanged.
+  Stack stack = Stack::hf;
+  std::optional<LossKind> loss;
+  std::optional<int64_t> loss_chunks;        // chunked loss: chunks per sample (torchtune num_output_chunks)
+  std::optional<int64_t> loss_chunk_tokens;  // chunked loss: tokens per sequence per chunk (LitGPT)
+  std::optional<MasterWeights> master_weights;
+  std::optional<bool> optimizer_in_bwd, paged_optimizer, optimizer_offload, activation_offload;
+  std::optional<int64_t> ckpt_every;         // gradient checkpointing of every k-th layer
+  std::optional<bool> compile, packing, load_phase;
+  std::optional<WeightDtype> checkpoint_dtype;  // the stored weights' dtype (load phase)
 
   bool operator==(const Options&) const = default;  // for tests: a schema default parses to Options{}
 };

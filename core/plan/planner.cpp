@@ -8,6 +8,7 @@
 #include "graph_costs.hpp"
 #include "plan.hpp"
 #include "split.hpp"
+#include "stacks.hpp"
 
 namespace cardfit {
 
@@ -142,6 +143,9 @@ void add_assumptions(Plan& p, const Model& m, const Catalog& cat) {
       num(o.mfu.value_or(cat.mfu)), cat.mfu_source);
   add("run", "Cost of a run: epochs × samples × seq tokens.", "epochs",
       std::to_string(o.epochs) + " × " + std::to_string(o.samples) + " samples", "reference pages");
+  // The stack's policies (stacks.cpp), only when a stack or a policy option is chosen.
+  for (auto& sa : stack_assumptions(o, p.memory[size_t(int(o.mode))].paged_bytes()))
+    add(std::move(sa.id), std::move(sa.text), std::move(sa.option), std::move(sa.value), std::move(sa.source));
 }
 }  // namespace
 

@@ -15,6 +15,16 @@ struct Kept {
   int64_t ckpt = 0, acts = 0, cast_forward = 0, cast_backward = 0;
 };
 
+// Activation offload: of what blocks [0, upto) keep, only blocks [from, upto)'s saved tensors are
+// on the GPU; weight casts are not activations and stay (running sums: exact differences).
+Kept resident(const std::vector<Kept>& before, size_t upto, size_t from, bool offload) {
+  Kept k = before[upto];
+  if (!offload) return k;
+  k.ckpt -= before[from].ckpt;
+  k.acts -= before[from].acts;
+  return k;
+}
+
 void apply(const Kept& k, M::Event& e, bool in_forward) {
   e.per_sample[M::kCkptC] = add(e.per_sample[M::kCkptC], k.ckpt);
   e.per_sample[M::kActsC] = add(e.per_sample[M::kActsC], k.acts);
@@ -62,7 +72,7 @@ std::vector<M::Event> training_events(const TrainingStepBytes& st) {
     M::Event e = st.base;
     e.phase = 0;
     e.block = int(i);
-    apply(before[i + 1], e, true);
+    apply(resident(before, i + 1, i, st.offload_acts), e, true);
     e.per_sample[M::kWorkC] = add(e.per_sample[M::kWorkC], b.forward);
     e.fixed[M::kCastC] = add(e.fixed[M::kCastC], b.dequant_forward);
     push(e);
@@ -72,8 +82,9 @@ std::vector<M::Event> training_events(const TrainingStepBytes& st) {
     M::Event e = st.base;
     e.phase = 0;
     e.what = "loss";
-    apply(before[nb], e, true);
+    apply(resident(before, nb, nb > 0 ? nb - 1 : 0, st.offload_acts), e, true);
     e.per_sample[M::kLogitsC] = st.logits_forward;
+    e.fixed[M::kLogitsC] = add(e.fixed[M::kLogitsC], st.head_grad_early);
     push(e);
   }
   // Backward of the loss: autocast has exited (its cache freed under checkpointing).
@@ -81,8 +92,9 @@ std::vector<M::Event> training_events(const TrainingStepBytes& st) {
     M::Event e = st.base;
     e.phase = 1;
     e.what = "backward of the loss (log_softmax)";
-    apply(before[nb], e, false);
+    apply(resident(before, nb, nb > 0 ? nb - 1 : 0, st.offload_acts), e, false);
     e.per_sample[M::kLogitsC] = st.logits_backward;
+    e.fixed[M::kLogitsC] = add(e.fixed[M::kLogitsC], st.head_grad_early);  // from here on: the head's gradient
     e.fixed[M::kDdpC] = add(e.fixed[M::kDdpC], st.ds_buckets);
     push(e);
   }
@@ -96,20 +108,26 @@ std::vector<M::Event> training_events(const TrainingStepBytes& st) {
     M::Event e = st.base;
     e.phase = 1;
     e.block = int(i);
+    const size_t prev = i > 0 ? i - 1 : 0;  // offload: the block whose tensors are prefetched
     if (b.ckpt) {
-      apply(before[i], e, false);
+      apply(resident(before, i, prev, st.offload_acts), e, false);
       e.per_sample[M::kCkptC] = add(e.per_sample[M::kCkptC], b.input);
       e.per_sample[M::kRecomputeC] = b.saved;
       // The recompute runs the block's forward again, then its backward.
       const int64_t dequant = std::max(b.dequant_forward, b.dequant_backward);
       e.fixed[M::kCastC] = add(e.fixed[M::kCastC], add(add(b.casts, b.fixed), dequant));
     } else {
-      apply(before[i + 1], e, false);
+      apply(resident(before, i + 1, prev, st.offload_acts), e, false);
       e.fixed[M::kCastC] = add(e.fixed[M::kCastC], b.dequant_backward);
     }
     e.per_sample[M::kWorkC] = b.backward;
     if (int(i) == st.head_block) e.per_sample[M::kLogitsC] = st.logits_grad;
-    if (!st.accum) e.fixed[M::kGradsC] = grads_after;
+    if (st.grads_per_block) {
+      e.fixed[M::kGradsC] = b.grads;
+      e.fixed[M::kOptTempC] = b.step_temp;
+    } else if (!st.accum) {
+      e.fixed[M::kGradsC] = grads_after;
+    }
     e.fixed[M::kDdpC] = add(e.fixed[M::kDdpC], st.ds_buckets);
     push(e);
   }
@@ -118,7 +136,7 @@ std::vector<M::Event> training_events(const TrainingStepBytes& st) {
     M::Event e = st.base;
     e.phase = 2;
     e.what = "optimizer step";
-    e.fixed[M::kGradsC] = st.total_grads;
+    e.fixed[M::kGradsC] = st.grads_per_block ? 0 : st.total_grads;
     e.fixed[M::kDdpC] = add(e.fixed[M::kDdpC], st.ds_buckets);
     e.fixed[M::kOptTempC] = st.optimizer_temporaries;
     push(e);

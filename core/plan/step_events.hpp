@@ -22,6 +22,7 @@ struct BlockStepBytes {
   int64_t forward = 0, backward = 0;                 // working sets of its passes
   int64_t dequant_forward = 0, dequant_backward = 0;  // dequantized weights while it runs (fixed)
   int64_t grads = 0;      // its gradients (fixed)
+  int64_t step_temp = 0;  // optimizer in backward: the temporary of its largest tensor's step (fixed)
 };
 
 struct TrainingStepBytes {
@@ -29,10 +30,17 @@ struct TrainingStepBytes {
   MemoryModel::Event base;   // resident at every moment (weights, states, workspace, buckets...)
   int head_block = -1;       // the block holding the vocabulary head
   int64_t logits_forward = 0, logits_backward = 0, logits_grad = 0;  // per sample
+  int64_t head_grad_early = 0;  // fixed: a fused loss's head gradient, made in forward (Liger)
   bool accum = false;        // gradient accumulation: gradients already in `base`
   int64_t ds_buckets = 0;    // DeepSpeed's per-backward buckets (fixed)
   int64_t total_grads = 0;
   int64_t optimizer_temporaries = 0;
+  // Policies of the stack (stacks.hpp). grads_per_block: each block's gradients leave when its
+  // backward ends (optimizer in backward steps and frees them; optimizer offload copies them out),
+  // so no full gradient set exists. offload_acts: what blocks save for backward lives on the host
+  // except the running block's (and, in backward, the next one's, prefetched).
+  bool grads_per_block = false;
+  bool offload_acts = false;
 };
 
 /// Totals of an event's components (checked).

@@ -1,6 +1,7 @@
 // The sections made only when asked: the graph (nodes, and blocks folded by signature), the
 // tensor list (MoE experts stacked per layer unless expanded) and the memory curves, each written
 // straight to a string. Formats only: every number comes from plan/ and the traced Model.
+#include <cstdio>
 #include <string_view>
 #include <unordered_map>
 
@@ -26,7 +27,8 @@ struct NodeRow {
 // folding signature, which must not differ between blocks that only differ in position).
 // In a signature, value ids are numbered by first appearance within the block (`local`), so two
 // blocks that wire their nodes alike compare equal whatever their global ids.
-void node_json(JsonWriter& w, const NodeRow& r, int64_t block, Domain domain, std::unordered_map<ValueId, ValueId>* local = nullptr) {
+void node_json(JsonWriter& w, const NodeRow& r, int64_t block, Domain domain, std::unordered_map<ValueId, ValueId>* local = nullptr,
+               double softcap = 0) {
   auto id = [&](ValueId v) { return local && v != kNoValue ? local->try_emplace(v, ValueId(local->size())).first->second : v; };
   const Node& n = *r.node;
   w.begin_object();
@@ -37,6 +39,12 @@ void node_json(JsonWriter& w, const NodeRow& r, int64_t block, Domain domain, st
   }
   if (block >= 0) w.field("block", block);
   w.field("detail", n.detail).field("domain", domain_name(domain));
+  // The config's attention soft-cap as written ("50"), for display: every attention node applies it.
+  if (n.op == Op::attention && softcap > 0) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", softcap);
+    w.field("logit_softcap", std::string(buf));
+  }
   if (n.experts > 1) w.key("experts").begin_object().field("active", n.active).field("stored", n.experts).end_object();
   w.field("flops_per_token", forward_flops_per_token(n, r.flops_context)).key("inputs").begin_array();
   for (ValueId v : n.inputs) w.value(id(v));
@@ -105,6 +113,7 @@ std::string graph_report(const Model& m, const Plan& p) {
   for (size_t bi = 0; bi < m.blocks.size(); ++bi) {
     const Block& b = m.blocks[bi];
     const bool vision = b.domain == Domain::vision;
+    const double softcap = vision ? 0 : m.facts.attn_logit_softcap;  // the text model's cap
     const BlockCost cost = block_cost(m, bi, recorded[bi] ? setup : unrecorded, seq, dseq);
     std::vector<NodeRow> rows;
     for (size_t ni = 0; ni < b.nodes.size(); ++ni) {
@@ -113,7 +122,7 @@ std::string graph_report(const Model& m, const Plan& p) {
                                     : node_tokens(m, bi, ni, seq, dseq, setup.images);
       rows.push_back({&n, n.name, vision ? checked_mul(batch, setup.images, "a shape") : batch, tokens,
                       attention_context(m, bi, n, seq, dseq), checked_mul(cost.node_saved[ni], batch, "saved activations")});
-      node_json(nw, rows.back(), int64_t(bi), b.domain);
+      node_json(nw, rows.back(), int64_t(bi), b.domain, nullptr, softcap);
       ++node_count;
     }
     sig.clear();
@@ -122,7 +131,7 @@ std::string graph_report(const Model& m, const Plan& p) {
     std::unordered_map<ValueId, ValueId> local;
     for (auto& r : rows) {
       r.name = leaf(b.name, r.node->name);
-      node_json(sw, r, -1, b.domain, &local);
+      node_json(sw, r, -1, b.domain, &local, softcap);
     }
     sw.end_array();
     auto [it, fresh] = by_signature.try_emplace(sig, groups.size());
@@ -130,7 +139,7 @@ std::string graph_report(const Model& m, const Plan& p) {
       Group g{bi, {}, {}, 0};
       JsonWriter fw(g.folded_nodes);
       fw.begin_array();
-      for (const auto& r : rows) node_json(fw, r, int64_t(bi), b.domain);
+      for (const auto& r : rows) node_json(fw, r, int64_t(bi), b.domain, nullptr, softcap);
       fw.end_array();
       for (const auto& n : b.nodes) g.params += n.params;
       groups.push_back(std::move(g));

@@ -85,7 +85,10 @@ test('a gated repo (401) says so and suggests pasting; a missing one says so; 42
   await fetchId('meta-llama/Meta-Llama-3-8B');
   await page.waitForFunction(() => /gated/.test(document.querySelector('#hub-status').textContent));
   assert.match(await page.locator('#hub-status').textContent(), /meta-llama\/Meta-Llama-3-8B is gated or private \(HTTP 401\).*token.*Paste the config\.json instead/);
-  assert.equal(await page.locator('#params-total').textContent(), '3,085,938,688', 'the last plan stays');
+  // Nothing of the model before stays: its config and plan would read as this id's.
+  assert.equal(await page.locator('#config').inputValue(), '');
+  assert.equal(await page.locator('#params-total').count(), 0);
+  assert.match(await page.locator('#no-plan').textContent(), /meta-llama\/Meta-Llama-3-8B could not be fetched/);
   await fetchId('nobody/nothing');
   await page.waitForFunction(() => /not found on the hub \(HTTP 401 RepoNotFound\)/.test(document.querySelector('#hub-status').textContent));
   await fetchId('acme/busy');

@@ -45,7 +45,7 @@ test('opens on gpt2 with its exact count, the checkpoint reconciled, charts and 
   t.diagnostic(`navigation → first plan: ${timings.firstPlanMs.toFixed(0)} ms (performance mark); ${timings.firstPlanWallMs} ms wall clock including the browser's own start of the page`);
   assert.equal(await page.locator('#example option:checked').textContent(), 'openai-community/gpt2');
   assert.match(await page.locator('#config').inputValue(), /"model_type": "gpt2"/);
-  assert.match(await page.locator('#headline').textContent(), /^Fine-tuning this gpt2 model at batch 1 and 512 tokens takes about [\d.]+ GB/);
+  assert.match(await page.locator('#headline').textContent(), /^A full fine-tune of openai-community\/gpt2 at batch 1 and 512 tokens in bf16-mixed takes about [\d.]+ GB/);
   assert.equal(await page.locator('#checkpoint-scalars').textContent(), '137,022,720');
   assert.equal(await page.locator('#reconciliation').textContent(), '137,022,720 = 124,439,808 parameters + 12,582,912 buffers + 0 unexplained');
   assert.equal(await page.locator('#memory svg.bars rect.seg').count() > 8, true, 'stacked memory bars are drawn');
@@ -103,8 +103,9 @@ test('malformed JSON: a coded error at its line, a button that selects the line,
   const error = page.locator('#error');
   await error.waitFor({ state: 'visible' });
   assert.match(await error.locator('code').textContent(), /^config\.json_syntax$/);
-  const line = broken.split('\n').findIndex((l) => l.includes('"hidden_size": 2048')) + 2;  // the parser stops at the next line
+  const line = broken.split('\n').findIndex((l) => l.includes('"hidden_size": 2048')) + 1;  // where the comma belongs
   assert.match(await error.textContent(), new RegExp(`line ${line}, column \\d+`));
+  assert.match(await error.textContent(), /expected ',' or '\}' after the value/);
   assert.equal(await page.locator('#config').getAttribute('aria-invalid'), 'true');
   assert.equal(await page.locator('#report.stale').count(), 1, 'the last good report stays, marked stale');
   await error.locator('button', { hasText: `Go to line ${line}` }).click();

@@ -54,7 +54,7 @@ test('inline, by URL and by hub id; options as attributes; errors inside the ele
   await waitShadow(page, 'by-url', '.count', /^3,085,938,688$/);
   await waitShadow(page, 'by-hub', '.count', /^124,439,808$/);
   await waitShadow(page, 'broken', '.error', /config\.json_syntax/);
-  assert.match(await shadowText(page, 'by-url', '.headline'), /1024 tokens.*LoRA r=8/);
+  assert.match(await shadowText(page, 'by-url', '.headline'), /LoRA r=8 .*1,024 tokens/);
   assert.equal(await page.evaluate(() => document.getElementById('inline').shadowRoot.querySelectorAll('tbody tr').length), 15);
 
   // Style isolation both ways: the page's table rule does not reach the widget's table, and the

@@ -25,6 +25,18 @@ TEST_CASE("syntax errors point at the line and column") {
   CHECK(e.column == 8);
 }
 
+TEST_CASE("a missing comma points at the end of the value before it and says what was expected") {
+  // The comma belongs after "1" on line 2, not where the parser meets "b" on line 3.
+  const Error e = error_of([] { Config::parse("{\n  \"a\": 1\n  \"b\": 2\n}"); });
+  CHECK(e.code == ErrorCode::json_syntax);
+  CHECK(e.line == 2);
+  CHECK(e.column == 9);
+  CHECK(std::string(e.what()).find("expected ',' or '}'") != std::string::npos);
+  const Error colon = error_of([] { Config::parse("{\n  \"a\"\n  1\n}"); });
+  CHECK(colon.line == 2);
+  CHECK(std::string(colon.what()).find("expected ':'") != std::string::npos);
+}
+
 TEST_CASE("the top level must be an object") {
   CHECK(error_of([] { Config::parse("[1, 2]"); }).code == ErrorCode::config_not_object);
 }

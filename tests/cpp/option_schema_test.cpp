@@ -157,7 +157,7 @@ TEST_CASE("the exported schema lists every option once, with its type, flag and 
   }
   CHECK(names.size() == option_specs().size());
   CHECK(flags.size() == option_specs().size());
-  CHECK(names.size() == 45);  // 37 + the 8 multi-GPU options (parallel, shard_group, reshard_after_forward, offload_*, tp, cp, ep)
+  CHECK(names.size() == 59);  // 37 + the stack and its 13 policy options (stacks.hpp) + the 8 multi-GPU options (parallel.hpp)
   const auto serve = std::find_if(d["options"].begin(), d["options"].end(), [](const json& o) { return o["name"] == "serve_dtype"; });
   CHECK((*serve)["values"] == json::array({"bf16", "fp16", "fp32", "fp8", "int8", "int4", "nf4"}));
 }

@@ -37,8 +37,8 @@ function loadWebScripts(files, names) {
   return new Function('OPTION_SCHEMA', 'HTMLElement', `${body}\nreturn { ${names.join(', ')} };`)({ options, groups }, class {});
 }
 
-test('the schema: 45 options with distinct flags, each in a group, every default stated', () => {
-  assert.equal(options.length, 45);  // 37 + the 8 multi-GPU options
+test('the schema: 59 options with distinct flags, each in a group, every default stated', () => {
+  assert.equal(options.length, 59);  // 37 + 14 stack options + 8 multi-GPU options
   assert.equal(new Set(options.map((o) => o.flag)).size, options.length);
   const groupIds = new Set(groups.map((g) => g.id));
   for (const o of options) {

@@ -42,7 +42,7 @@ applyTheme($('#theme').value);
 $('#theme').addEventListener('change', (e) => { applyTheme(e.target.value); pref('theme', e.target.value); });
 $('#units').value = pref('units') || 'gb';
 units.binary = $('#units').value === 'gib';
-$('#units').addEventListener('change', (e) => { units.binary = e.target.value === 'gib'; pref('units', e.target.value); rerender(); });
+$('#units').addEventListener('change', (e) => { units.binary = e.target.value === 'gib'; pref('units', e.target.value); rerender(); scheduleFragment(); });
 
 // ---------------------------------------------------------------------------------------------
 // Source panels (model A, model B): example picker, hub id, file drop, paste box.
@@ -167,6 +167,8 @@ async function takeFiles(slot, files) {
 async function fetchHub(slot, input) {
   const ui = panels[slot];
   ui.hubStatus.classList.remove('bad');
+  // Another hub id is another model: the ticked LoRA targets named the previous one's modules.
+  if (String(input).trim() !== ((state[slot] || {}).hubId || '')) forgetLoraTargets();
   try {
     const got = await pageHub(state.hub || HUB_DEFAULT).fetchModel(input, (msg) => { ui.hubStatus.textContent = msg; });
     const label = got.revision && got.revision !== 'main' ? `${got.id}@${got.revision}` : got.id;
@@ -178,7 +180,36 @@ async function fetchHub(slot, input) {
   } catch (e) {
     ui.hubStatus.classList.add('bad');
     ui.hubStatus.textContent = e.message || String(e);
+    // The hub could not be asked (offline, unreachable, timeout, rate limit, not an id): the model
+    // on screen stays, and the status says it is still the previous one.
+    if (e && ['offline', 'unreachable', 'timeout', 'rate_limited', 'bad_id'].includes(e.kind)) {
+      const prev = (state[slot] || {}).label;
+      if (prev && reports[slot]) ui.hubStatus.textContent += ` The plan shown is still ${prev}'s.`;
+      return;
+    }
+    // The hub answered that it has no such model for us: nothing of the previous model stays on
+    // screen (its config, checkpoint chip and plan would read as this id's).
+    setSlot(slot, { text: '', label: '' });
+    ui.hubId.value = String(input);
+    noPlan(slot, `No plan: ${String(input).trim()} could not be fetched (${e.message || e}). Paste its config.json, drop the file, or pick an example.`);
   }
+}
+
+// A slot without a model (a failed fetch): its report is replaced by `why`.
+function noPlan(slot, why) {
+  reports[slot] = null;
+  results[slot] = null;
+  planned[slot] = null;
+  const box = slot === 'a' ? reportBox : compareBox;
+  box.classList.remove('stale');
+  box.setAttribute('aria-busy', 'false');
+  if (slot === 'a') {
+    reportBox.replaceChildren(el('p', { className: 'no-plan', id: 'no-plan' }, why));
+    reportBox.dataset.generation = String(++generation);
+    statusBox.textContent = 'Not planned: no model';
+    if (firstPlan) { firstPlan = false; document.documentElement.dataset.ready = 'true'; }
+  } else if (state.view === 'compare') showCompare();
+  scheduleFragment();
 }
 
 // Files dropped anywhere on the page go to model A (or B when dropped on B's panel).
@@ -270,7 +301,8 @@ function updateModelFields(r) {
     cardSel.replaceChildren(el('option', { value: '' }, 'default'), ...list(r.cards).map((c) => el('option', { value: c.id }, text(c.name))));
     cardSel.value = want;
   }
-  if (!want && priced) cardSel.options[0].textContent = `default (${shortCard((list(r.cards).find((c) => c.id === priced) || {}).name || priced)})`;
+  const nameOf = cardNames(r.cards);
+  if (!want && priced) cardSel.options[0].textContent = `default (${nameOf(list(r.cards).find((c) => c.id === priced) || { id: priced, name: priced })})`;
 
   const names = list(r.linear_names);
   const box = $('#opt-lora_targets');
@@ -290,7 +322,7 @@ function updateModelFields(r) {
     prices.replaceChildren(...list(r.cards).map((c) => {
       const id = `opt-price-${c.id}`;
       const ph = catalogPrices && isNum(catalogPrices[c.id]) ? catalogPrices[c.id].toFixed(3) : 'none';
-      return el('div', { className: 'price' }, el('label', { for: id }, shortCard(c.name)),
+      return el('div', { className: 'price' }, el('label', { for: id }, nameOf(c)),
         el('input', { id, type: 'number', min: '0', step: '0.01', inputmode: 'decimal', placeholder: ph, value: isNum(have[c.id]) ? String(have[c.id]) : '', dataset: { card: c.id } }));
     }));
   }
@@ -336,7 +368,7 @@ function showReport() {
   const file = (state.a || {}).label ? `${fileStem(state.a.label)}-config.json` : 'config.json';
   // The curves are drawn from the report's event list (web/src/batch.js), not asked of the core.
   const shown = { ...r, curves: curvesFromEvents(r) };
-  reportBox.replaceChildren(...renderReport(shown, { prefix: 'a', optionLink, cli: cliCommand(state.options, file), load: loadSection }));
+  reportBox.replaceChildren(...renderReport(shown, { prefix: 'a', optionLink, cli: cliCommand(state.options, file), load: loadSection, name: modelName((state.a || {}).label, (state.a || {}).text) }));
   restoreOpen(reportBox, keys);
   reportBox.dataset.generation = String(++generation);
 }
@@ -437,7 +469,7 @@ async function replan(slot) {
       showReport();
       updateModelFields(r);
       embedBox.value = embedSnippet(state.a, state.options);
-      announce.textContent = text(r.headline);
+      announce.textContent = planHeadline(r, modelName(s.label, s.text));
     }
   } else {
     showError(slot, r && r.error);
@@ -483,7 +515,7 @@ function scheduleFragment() {
   fragmentTimer = setTimeout(writeFragment, 200);
 }
 async function writeFragment() {
-  const st = { ...state, b: state.view === 'compare' ? state.b : null };
+  const st = { ...state, b: state.view === 'compare' ? state.b : null, units: units.binary ? 'gib' : '' };
   const hash = await encodeState(st);
   lastFragment = hash;
   if (location.hash !== hash) {
@@ -522,12 +554,14 @@ async function applyFragment(hash) {
   try {
     st = await decodeState(hash);
   } catch (e) {
-    stateError.replaceChildren(`This share link could not be read: ${e.message}`);
-    stateError.dataset.kind = 'link';
-    stateError.hidden = false;
+    linkError(/share-link format/.test(e.message) ? `${e.message} Showing the default plan instead.` : `This share link could not be read (${e.message}); showing the default plan instead.`);
   }
   if (!st) return false;
   state.hub = st.hub || '';
+  if (st.units) {
+    $('#units').value = st.units === 'gib' ? 'gib' : 'gb';
+    units.binary = st.units === 'gib';
+  }
   state.options = st.options || {};
   writeOptions(state.options);
   lastOptionsJson = JSON.stringify(readOptions());
@@ -537,9 +571,12 @@ async function applyFragment(hash) {
     if (s.example) {
       const i = examples.findIndex((x) => x.id === s.example);
       if (i >= 0) useExample(slot, i);
-      else setSlot(slot, { text: '', label: s.example });
+      else {
+        linkError(`This share link names the example "${s.example}", which this page does not have (it has ${examples.map((x) => x.id).join(', ')}); showing ${examples[0].id} instead.`);
+        useExample(slot, 0);
+      }
     } else if (s.hubId && !s.text) {
-      setSlot(slot, { text: '', label: s.hubId });
+      setSlot(slot, { text: '', label: s.hubId, hubId: s.hubId });  // the link's own id: its LoRA targets stay
       panels[slot].hubId.value = s.hubId;
       fetchHub(slot, s.hubId);
     } else {
@@ -551,6 +588,13 @@ async function applyFragment(hash) {
   setView(st.view);
   if (state.a.text) replan('a');
   return true;
+}
+
+// A share link the page cannot follow says so above the results (and stays up while the default plans).
+function linkError(message) {
+  stateError.replaceChildren(message);
+  stateError.dataset.kind = 'link';
+  stateError.hidden = false;
 }
 
 window.addEventListener('hashchange', () => {

@@ -77,19 +77,22 @@ function memoryBars(rows, { title, desc, idPrefix }) {
   return { svg, legend };
 }
 
-// Cards grouped by capacity (within 4%): one line per group on the batch chart.
-function capacityGroups(cards) {
+// Cards that share one line on the batch chart: the same usable memory as the table prints it and
+// the same largest batch of the selected mode. Every line sits at its cards' own usable bytes, so
+// the chart never says a card lacks memory the card table gives it.
+function capacityGroups(cards, mode) {
   const sorted = list(cards).filter((c) => isNum(c.capacity_bytes)).slice().sort((a, b) => a.capacity_bytes - b.capacity_bytes);
   const groups = [];
   for (const c of sorted) {
     const g = groups[groups.length - 1];
-    if (g && c.capacity_bytes <= g.capacity * 1.08) g.cards.push(c);
+    const batch = (c.max_batch || {})[mode] || 0;
+    if (g && bytes(c.capacity_bytes) === bytes(g.capacity) && batch === groupBatch(g, mode)) g.cards.push(c);
     else groups.push({ capacity: c.capacity_bytes, cards: [c] });
   }
   return groups;
 }
 
-// The largest batch of a capacity group: that of its smallest card (the line is drawn at its capacity).
+// The largest batch of a line's cards (one value: the group requires it).
 const groupBatch = (g, mode) => ((g.cards[0] || {}).max_batch || {})[mode] || 0;
 
 // Memory the card must hold (reserved bytes) against batch, log-scaled batch axis, one line per
@@ -97,9 +100,11 @@ const groupBatch = (g, mode) => ((g.cards[0] || {}).max_batch || {})[mode] || 0;
 function batchChart(report, selected, { idPrefix }) {
   const curves = report.curves || {};
   const modes = MODES.filter((m) => curves[m] && list(curves[m].points).length);
-  const groups = capacityGroups(report.cards);
+  const sel0 = MODES.filter((m) => curves[m] && list(curves[m].points).length);
+  const groups = capacityGroups(report.cards, sel0.includes(selected) ? selected : sel0[0]);
+  const nameOf = cardNames(report.cards);
   const small = narrow();
-  const W = small ? 500 : 720, H = small ? 300 : 330, left = small ? 40 : 52, right = small ? 150 : 178, top = 12, bottom = 40;
+  const W = small ? 420 : 720, H = small ? 300 : 330, left = small ? 36 : 52, right = small ? 146 : 178, top = 12, bottom = 40;
   const pw = W - left - right, ph = H - top - bottom;
   const sel = modes.includes(selected) ? selected : modes[0];
   // The batch axis spans the selected mode's curve (serving batches run far beyond training ones).
@@ -115,7 +120,7 @@ function batchChart(report, selected, { idPrefix }) {
   const tid = `${idPrefix}-title`, did = `${idPrefix}-desc`;
   const fitText = groups.map((g) => {
     const b = groupBatch(g, sel);
-    return `${bytes(g.capacity)} (${g.cards.map((c) => shortCard(c.name)).join(', ')}): ${b > 0 ? `batch ${b}` : 'batch 1 does not fit'}`;
+    return `${bytes(g.capacity)} (${g.cards.map(nameOf).join(', ')}): ${b > 0 ? `batch ${b}` : 'batch 1 does not fit'}`;
   }).join('; ');
   const svg = svgEl('svg', { viewBox: `0 0 ${W} ${H}`, class: 'chart curve', role: 'img', 'aria-labelledby': `${tid} ${did}` },
     svgEl('title', { id: tid }, `Memory the card must hold against batch size, ${modeLabel(sel)} highlighted`),
@@ -132,13 +137,23 @@ function batchChart(report, selected, { idPrefix }) {
       svgEl('text', { x: x(b), y: top + ph + 16, 'text-anchor': 'middle', class: 'tick' }, b >= 1024 ? `${b / 1024}k` : String(b)));
   }
   svg.append(svgEl('text', { x: left + pw / 2, y: H - 4, 'text-anchor': 'middle', class: 'tick' }, 'batch (sequences per step), log scale'));
-  // Capacity lines with labels pushed apart so they never overlap.
+  // Capacity lines with labels pushed apart so they never overlap, and kept inside the drawing:
+  // pushed up from the bottom, then down from the top where the stack would leave it.
   const labels = groups.map((g) => ({ g, y: y(gbNumber(g.capacity)) })).sort((a, b) => b.y - a.y);
-  for (let i = 1; i < labels.length; i++) labels[i].ly = Math.min(labels[i].y, (labels[i - 1].ly ?? labels[i - 1].y) - 12);
-  if (labels.length) labels[0].ly = labels[0].y;
+  const gapY = 12, minY = 10, maxY = H - 4;
+  labels.forEach((l, i) => { l.ly = Math.min(l.y, maxY, i ? labels[i - 1].ly - gapY : Infinity); });
+  for (let i = labels.length - 1; i >= 0; i--) labels[i].ly = Math.max(labels[i].ly, i === labels.length - 1 ? minY : labels[i + 1].ly + gapY);
+  // Label text fits the right margin (11px text, about 6.2 units a character).
+  const room = Math.floor((right - 12) / 6.2);
   for (const { g, y: gy, ly } of labels) {
-    const names = g.cards.map((c) => shortCard(c.name));
-    const label = `${bytes(g.capacity)} ${names.slice(0, 2).join(', ')}${names.length > 2 ? ` +${names.length - 2}` : ''}`;
+    const names = g.cards.map(nameOf);
+    let n = Math.min(2, names.length), label;
+    for (;;) {
+      label = `${bytes(g.capacity)} ${names.slice(0, n).join(', ')}${names.length > n ? ` +${names.length - n}` : ''}`;
+      if (label.length <= room || n <= 1) break;
+      n--;
+    }
+    if (label.length > room) label = `${label.slice(0, room - 1)}…`;
     svg.append(svgEl('line', { x1: left, x2: left + pw, y1: gy, y2: gy, class: 'capacity' }),
       svgEl('line', { x1: left + pw, x2: left + pw + 6, y1: gy, y2: ly, class: 'capacity leader' }),
       svgEl('text', { x: left + pw + 8, y: ly + 4, class: 'cap-label' }, svgEl('title', null, g.cards.map((c) => `${c.name}: ${bytes(c.capacity_bytes)}, largest ${modeLabel(sel)} batch ${(c.max_batch || {})[sel] || 0}`).join('\n')), label));

@@ -23,7 +23,7 @@ function renderCompare(container, ctx) {
   const head = el('div', { className: 'compare-head' },
     [['A', ctx.a, ra], ['B', ctx.b, rb]].map(([name, slot, r]) => el('div', { className: 'stat' },
       el('h3', null, `${name}: ${text(slot && slot.label ? slot.label : 'pasted config')}`),
-      r && r.ok ? [el('p', { className: 'big' }, int(r.params.total)), el('p', null, text(r.headline))]
+      r && r.ok ? [el('p', { className: 'big' }, int(r.params.total)), el('p', null, planHeadline(r, modelName(slot && slot.label, slot && slot.text)))]
         : el('p', { className: 'error-text' }, r && r.error ? `${text(r.error.code)}: ${text(r.error.message)}` : 'Give model B a config: pick an example, fetch a hub id, drop a file or paste it.'))));
   if (!(ra && ra.ok && rb && rb.ok)) {
     container.replaceChildren(el('h2', null, 'Compare two models'), head);

@@ -79,6 +79,74 @@ function shortCard(name) {
   return String(name || '').replace(/^(NVIDIA|AMD Instinct|AMD)\s+/, '').replace(/^GeForce\s+/, '')
     .replace(/\s+\d+\s*GB.*$/i, '').trim() || String(name || '');
 }
+// Short names for a set of cards that stay distinct: the GPU ("H100"), then its form factor where
+// two share a GPU ("H100 PCIe", "H100 SXM5"), then its memory ("A100 40GB", "A100 80GB").
+// → (card) => label.
+function cardNames(cards) {
+  const parts = (name) => {
+    const bare = String(name || '').replace(/^(NVIDIA|AMD Instinct|AMD)\s+/, '').replace(/^GeForce\s+/, '');
+    const m = bare.match(/^(.*?)\s+(\d+\s*GB)\b\s*(.*)$/i);
+    const form = m ? (m[3].match(/\b(SXM\d*|PCIe|NVL)\b/i) || [])[1] || '' : '';
+    return { base: shortCard(name), mem: m ? m[2].replace(/\s+/g, '') : '', form };
+  };
+  const all = list(cards).map((c) => ({ c, ...parts(c.name) }));
+  const names = new Map();
+  for (const x of all) {
+    const same = all.filter((y) => y.base === x.base);
+    const unique = (f) => new Set(same.map(f)).size === same.length;
+    const join = (...a) => a.filter(Boolean).join(' ');
+    names.set(x.c.id, same.length === 1 ? x.base : unique((y) => y.form) ? join(x.base, x.form)
+      : unique((y) => y.mem) ? join(x.base, x.mem) : join(x.base, x.mem, x.form));
+  }
+  return (c) => names.get(c && c.id) || shortCard(c && c.name);
+}
+
+// One unit for a column of byte counts (never "0.00 GB" beside "58.7 MB"): the big unit when any
+// value reaches it, else the small one. → (bytes) => text.
+function bytesColumn(values) {
+  const [giga, mega, g, m] = units.binary ? [2 ** 30, 2 ** 20, 'GiB', 'MiB'] : [1e9, 1e6, 'GB', 'MB'];
+  const big = list(values).some((v) => isNum(v) && Math.abs(v) >= giga);
+  return (v) => (!isNum(v) ? DASH : big ? `${sig3(v / giga)} ${g}` : v === 0 ? `0 ${m}` : `${sig3(v / mega)} ${m}`);
+}
+
+// The model's name for a sentence: the hub id or example name it came from, else the config's
+// _name_or_path, else '' (the sentence then says "this <model_type> model").
+function modelName(label, configText) {
+  const l = String(label || '').replace(/ \(copy: edit it\)$/, '');
+  if (l && !/\.json$/i.test(l) && l !== 'copy of A') return l;
+  try {
+    const n = JSON.parse(configText || '')._name_or_path;
+    if (typeof n === 'string' && n.trim() && !/^[./]/.test(n.trim())) return n.trim();
+  } catch (e) { /* not JSON: no name */ }
+  return '';
+}
+
+// The headline for the plan as chosen (its mode, batch, precision), from the report's numbers:
+// what the card must hold at the peak and the smallest card that holds that batch.
+function planHeadline(r, name) {
+  const p = r.plan || {};
+  const mode = p.mode || 'full';
+  const batch = isNum(p.batch) ? p.batch : 1;
+  const who = name || `this ${text((r.model || {}).model_type)} model`;
+  const cards = list(r.cards);
+  const fits = cards.find((c) => ((c.max_batch || {})[mode] || 0) >= batch);
+  let where;
+  if (fits) where = `fits one ${text(fits.name)}${batch === 1 && (fits.borderline || {})[mode] ? ', borderline' : ''}`;
+  else {
+    const cut = batch === 1 && cards.find((c) => (c.split || {})[mode]);
+    where = cut ? `needs ${cut.split[mode].cards} × ${text(cut.name)}` : batch === 1 ? 'does not fit on any card of the catalog' : `no card holds batch ${int(batch)}`;
+  }
+  // The weights' dtype as the core labels its component ("Frozen base (bf16)", "Weights (int4)").
+  const wLabel = ((p.component_labels || {}).weights || '');
+  const wDtype = (wLabel.match(/\(([^)]+)\)/) || [])[1] || '';
+  const size = `about ${bytes(p.peak_bytes)} of GPU memory at its peak`;
+  const shape = `at batch ${int(batch)} and ${int(p.seq)} tokens`;
+  if (mode === 'serve') return `Serving ${who} ${shape} of context${wDtype ? ` with ${wDtype} weights` : ''} takes ${size} (${where}).`;
+  const how = mode === 'full' ? `A full fine-tune of ${who}` : mode === 'lora' ? `LoRA r=${text(p.lora_rank)} on ${who}` : `QLoRA r=${text(p.lora_rank)} on ${who}`;
+  const base = mode === 'full' ? '' : wDtype ? `, ${wDtype} base` : '';
+  return `${how} ${shape} in ${text(p.precision)}${base} takes ${size} (${where}).`;
+}
+
 const MODE_LABELS = { full: 'Full fine-tune', lora: 'LoRA', qlora: 'QLoRA', serve: 'Serve' };
 const MODES = ['full', 'lora', 'qlora', 'serve'];
 const modeLabel = (m) => MODE_LABELS[m] || text(m);

@@ -44,7 +44,22 @@ function fitCell(card, mode) {
   return { kind: 'none', text: 'does not fit', main: 'does not fit', sub: '', title: 'Batch 1 does not fit one card, and no cut across cards of this type holds it.' };
 }
 
-function heroSection(r) {
+// The measured error of the estimates for the plan's task, from docs/accuracy.md's generated
+// summary (ACCURACY: embedded by scripts/build-web.mjs; absent in the widget).
+const ACCURACY_TASKS = { full: ['full_finetune', 'full fine-tune'], lora: ['lora', 'LoRA'], qlora: ['qlora', 'QLoRA'], serve: ['inference', 'serving'] };
+function accuracyNote(mode) {
+  if (typeof ACCURACY !== 'object' || !ACCURACY) return null;
+  const [key, label] = ACCURACY_TASKS[mode] || ACCURACY_TASKS.full;
+  const t = ACCURACY.tasks[key] || ACCURACY.tasks.all;
+  const all = ACCURACY.tasks.all;
+  return el('p', { className: 'muted accuracy', id: 'accuracy' },
+    `Measured error of ${label} estimates: median ${t.median.toFixed(1)} %, p90 ${t.p90.toFixed(1)} % over ${t.points} measured points`,
+    all && t !== all ? ` (all tasks: median ${all.median.toFixed(1)} %, p90 ${all.p90.toFixed(1)} %)` : '',
+    `; ${ACCURACY.oom_flagged} of ${ACCURACY.oom_reports} out-of-memory reports flagged. `,
+    el('a', { href: '../docs/accuracy.md' }, 'How this is measured: docs/accuracy.md'));
+}
+
+function heroSection(r, ctx) {
   const model = r.model || {};
   const d = model.dims || {};
   const facts = [
@@ -59,7 +74,8 @@ function heroSection(r) {
   ].filter(Boolean).join(' · ');
   const pass = list(r.checks).find((c) => c.id === 'forward-pass');
   return el('section', { className: 'hero', 'aria-label': 'Summary' },
-    el('p', { className: 'headline', id: 'headline' }, text(r.headline)),
+    el('p', { className: 'headline', id: 'headline' }, planHeadline(r, ctx.name)),
+    accuracyNote((r.plan || {}).mode),
     el('p', { className: 'muted' }, 'Estimated from the model\'s structure, not measured. ', facts,
       model.approximate ? el('span', { className: 'badge warn' }, 'approximate: unknown model_type traced as a generic decoder') : null),
     pass ? el('p', { className: 'muted', id: 'forward-pass' }, `Will it forward-pass? ${pass.severity === 'info' ? 'Yes' : 'No'}: ${text(pass.message)}`) : null,
@@ -170,10 +186,11 @@ function cardsSection(r, ctx) {
   const plan = r.plan || {};
   const priced = ((r.cost || {}).priced || {}).card;
   const rows = list(r.cards).map((c) => el('tr', { className: c.id === priced ? 'priced' : '', dataset: { card: c.id } },
-    rowHead(text(c.name || c.id)), num(bytes(c.capacity_bytes)), num(isNum(c.usd_per_gpu_hr) ? `$${c.usd_per_gpu_hr.toFixed(2)}` : DASH),
+    rowHead(text(c.name || c.id)), el('td', { className: 'num cap', 'data-label': `Usable (${unitName()})` }, bytes(c.capacity_bytes)),
+    el('td', { className: 'num usd', 'data-label': '$/GPU-h' }, isNum(c.usd_per_gpu_hr) ? `$${c.usd_per_gpu_hr.toFixed(2)}` : DASH),
     MODES.map((m) => {
       const f = fitCell(c, m);
-      return el('td', { className: `fit ${f.kind}${m === plan.mode ? ' sel' : ''}`, title: f.title || null },
+      return el('td', { className: `fit ${f.kind}${m === plan.mode ? ' sel' : ''}`, title: f.title || null, 'data-label': modeLabel(m) },
         f.kind === 'borderline' ? el('span', { 'aria-hidden': 'true' }, '⚠ ') : null, el('span', { className: 'main' }, f.main),
         f.sub ? el('small', null, f.kind === 'split' ? f.sub : ` ${f.sub}`) : null);
     })));
@@ -181,8 +198,9 @@ function cardsSection(r, ctx) {
   const split = list(r.assumptions).find((a) => a.id === 'split');
   return section('cards', 'What fits on which card',
     el('p', { className: 'muted' }, `Largest batch per card (sequences per step). Training at ${int((r.modes || {}).full?.seq)} tokens per sample, serving at ${int((r.modes || {}).serve?.seq)} tokens per sequence. The priced card is marked; the column of your mode is highlighted.`),
-    table(null, ['Card', '#Usable memory', '#$/GPU-h', '#Full fine-tune', '#LoRA', '#QLoRA', '#Serve'], rows, 'cards'),
+    table(null, ['Card', `#Usable memory (${unitName()})`, '#$/GPU-h', '#Full fine-tune', '#LoRA', '#QLoRA', '#Serve'], rows, 'cards'),
     el('dl', { className: 'footnotes' },
+      el('dt', null, 'GB and GiB'), el('dd', { id: 'units-note' }, `A card's name gives the vendor's figure, which counts GiB (2³⁰ bytes): an "80GB" H100 is 80 GiB = 85.9 GB. Usable memory is what the driver leaves for the process, here in ${units.binary ? 'GiB' : 'GB (10⁹ bytes)'}, so an "80GB" card shows ${units.binary ? 'about 79 GiB' : '85.0 GB'}.`),
       el('dt', null, '⚠ borderline'), el('dd', null, borderline ? `${borderline.text} Factor ${borderline.value}.` : 'holds batch 1 only within the estimate\'s error: measure one step before reserving it.'),
       el('dt', null, 'with margin'), el('dd', null, 'the largest batch that still fits at the estimate × the borderline factor.'),
       el('dt', null, 'N cards'), el('dd', null, split ? split.text : 'batch 1 does not fit one card: the cut across cards with the fewest cards.')));
@@ -203,19 +221,34 @@ function costSection(r) {
     rowHead(text(names[x.card] || x.card)),
     x.fits === false ? [num('does not fit'), num(DASH), num(DASH)]
       : [num(`${int(x.cards)}${x.strategy && x.strategy !== 'single' ? ` (${strategyLabel(x.strategy)})` : ''}`), num(x.priced === false ? 'no price' : hours(x.hours)), num(x.priced === false ? DASH : usd(x.usd))]));
+  const serving = (r.plan || {}).mode === 'serve';
   return section('cost', 'What a run costs',
+    serving ? el('p', { className: 'note', id: 'cost-mode-note' }, `Serving is not priced as a run: this prices a ${modeLabel(c.mode).toLowerCase()} of the same model (choose a training mode to price that one).`) : null,
     el('p', null, `A roofline estimate of one ${modeLabel(c.mode).toLowerCase()} run: ${int(c.epochs)} epochs × ${int(c.samples)} samples × ${int(c.seq)} tokens (${si(c.tokens)} tokens) at batch ${int(c.batch)}, ${si(c.total_flops)}FLOP at MFU ${text(c.mfu)}.`),
     el('dl', { className: 'summary' },
       el('dt', null, 'Priced on'), el('dd', { id: 'cost-priced' }, run(c.priced)),
-      el('dt', null, 'Cheapest plan that fits'), el('dd', { id: 'cost-cheapest' }, el('strong', null, run(c.cheapest)))),
+      el('dt', null, 'Cheapest plan that fits, any training mode'), el('dd', { id: 'cost-cheapest' }, el('strong', null, run(c.cheapest)))),
     table(`${modeLabel(c.mode)} on every card`, ['Card', '#Cards', '#Hours', '#Cost'], rows, 'cost'));
 }
 
 function structureBlocks(graph) {
   const blocks = list(graph.blocks);
-  const nodeRows = (b) => list(b.nodes).map((n) => el('tr', null, td(el('code', null, text(n.name))),
-    td(n.detail && n.detail !== n.op ? `${text(n.op)} (${text(n.detail)})` : text(n.op)),
-    num(shape(n.out_shape)), num(int(n.params)), num(si(n.flops_per_token)), num(bytes(n.saved_bytes))));
+  // An attention node says what it attends to: its mask, its window (or the whole context), the
+  // config's soft-cap.
+  const opText = (n) => {
+    const a = n.attention;
+    if (n.op === 'attention' && a) {
+      const mask = a.cross ? 'cross' : a.causal ? 'causal' : 'bidirectional';
+      const window = a.cross ? '' : isNum(a.window) && a.window > 0 ? `, window ${int(a.window)}` : ', whole context';
+      return `attention (${mask}${window}${n.logit_softcap ? `, soft-cap ${text(n.logit_softcap)}` : ''})`;
+    }
+    return n.detail && n.detail !== n.op ? `${text(n.op)} (${text(n.detail)})` : text(n.op);
+  };
+  const nodeRows = (b) => {
+    const saved = bytesColumn(list(b.nodes).map((n) => n.saved_bytes));  // one unit per column
+    return list(b.nodes).map((n) => el('tr', null, td(el('code', null, text(n.name))), td(opText(n)),
+      num(shape(n.out_shape)), num(int(n.params)), num(si(n.flops_per_token)), num(saved(n.saved_bytes))));
+  };
   const items = blocks.map((b) => {
     const many = isNum(b.repeat) && b.repeat > 1;
     const where = many && b.contiguous === false ? ` (blocks ${list(b.indices).join(', ')})` : '';

@@ -92,6 +92,7 @@ async function encodeState(state) {
   }
   if (state.view && state.view !== 'plan') p.append('view', state.view);
   if (state.hub) p.append('hub', state.hub);
+  if (state.units) p.append('units', state.units);
   for (const [name, v] of Object.entries(state.options || {})) p.append(name, optionToString(name, v));
   return `#${p.toString().replace(/^v1=/, 'v1')}`;
 }
@@ -105,7 +106,7 @@ async function decodeState(hash) {
   if (!/^v\d+$/.test(first)) return null;  // not a cardfit fragment (e.g. an in-page anchor)
   if (first !== FRAGMENT_VERSION) throw new Error(`This link uses share-link format ${first}; this page reads ${FRAGMENT_VERSION}. Open it with a newer cardfit.`);
   const state = { a: null, b: null, options: {}, view: 'plan', hub: '' };
-  const reserved = new Set([first, 'view', 'hub', ...SLOT_KEYS.a, ...SLOT_KEYS.b]);
+  const reserved = new Set([first, 'view', 'hub', 'units', ...SLOT_KEYS.a, ...SLOT_KEYS.b]);
   for (const slot of ['a', 'b']) {
     const [k, kn, kh, ki, kc, kx] = SLOT_KEYS[slot];
     const v = p.get(k);
@@ -121,6 +122,7 @@ async function decodeState(hash) {
   }
   state.view = p.get('view') === 'compare' ? 'compare' : 'plan';
   state.hub = p.get('hub') || '';
+  state.units = p.get('units') === 'gib' ? 'gib' : '';
   for (const [name, v] of p) if (!reserved.has(name)) state.options[name] = optionFromString(name, v);
   return state;
 }

@@ -115,11 +115,13 @@ class CardfitPlan extends HTMLElement {
     const modes = r.modes || {};
     const rows = MODES.filter((m) => modes[m]).map((m) => ({ label: modeLabel(m), parts: memoryParts(modes[m]), total: modes[m].reserved_bytes }));
     const bars = memoryBars(rows, { idPrefix: `cf${this._gen}-bars`, title: 'Memory the card must hold per mode, batch 1', desc: rows.map((x) => `${x.label}: ${bytes(x.total)}`).join('; ') });
-    const cardRows = list(r.cards).map((c) => el('tr', null, el('th', { scope: 'row' }, shortCard(c.name), el('span', { className: 'cap' }, ` ${bytes(c.capacity_bytes)}`)),
+    const nameOf = cardNames(r.cards);  // distinct: "H100 PCIe" and "H100 SXM5", not two "H100"
+    const cardRows = list(r.cards).map((c) => el('tr', null, el('th', { scope: 'row', title: text(c.name) }, nameOf(c), el('span', { className: 'cap' }, ` ${bytes(c.capacity_bytes)}`)),
       MODES.map((m) => { const f = widgetFit(c, m); return el('td', { className: `fit ${f.kind}`, title: f.title || null }, f.text); })));
     const cost = r.cost || {};
     const cheapest = cost.cheapest;
-    const cardName = (id) => shortCard((list(r.cards).find((c) => c.id === id) || {}).name || id);
+    const cardName = (id) => nameOf(list(r.cards).find((c) => c.id === id) || { id, name: id });
+    const headline = planHeadline(r, modelName(src.label || src.hubId, src.text));
     let link = null;
     const page = this.getAttribute('page-url');
     if (page) {
@@ -129,7 +131,7 @@ class CardfitPlan extends HTMLElement {
     this._box.replaceChildren(
       el('header', null, el('span', { className: 'brand' }, 'cardfit'), src.label ? el('span', { className: 'name' }, text(src.label)) : null,
         el('span', { className: 'params' }, el('strong', { className: 'count' }, int(r.params.total)), ' parameters')),
-      el('p', { className: 'headline' }, text(r.headline)),
+      el('p', { className: 'headline' }, headline),
       el('figure', null, bars.svg, el('figcaption', null, bars.legend)),
       el('div', { className: 'table-wrap' }, el('table', null,
         el('caption', null, `Largest batch per card: training at ${int(modes.full?.seq)} tokens, serving at ${int(modes.serve?.seq)}`),
@@ -138,7 +140,7 @@ class CardfitPlan extends HTMLElement {
       cheapest ? el('p', { className: 'cost' }, 'Cheapest run that fits: ', el('strong', null, `${usd(cheapest.usd)}`),
         ` (${modeLabel(cheapest.mode)} on ${int(cheapest.cards)} × ${cardName(cheapest.card)}, ${hours(cheapest.hours)} h; ${int(cost.epochs)} epochs × ${int(cost.samples)} samples)`) : null,
       el('footer', null, 'Estimated from the model\'s structure in your browser, not measured. ', link));
-    this.dispatchEvent(new CustomEvent('cardfit-plan', { detail: { total: r.params.total, headline: r.headline } }));
+    this.dispatchEvent(new CustomEvent('cardfit-plan', { detail: { total: r.params.total, headline } }));
   }
 }
 
