@@ -100,8 +100,24 @@ export interface PlanOptions {
   n_gpu_layers?: number;
   /** The priced card: an id of data/cards.json. Default: the catalog's priced card (defaults.priced_card, a10g). CLI: `--card ID`. */
   card?: string;
-  /** Cards used for a run that fits one card. An integer in [1, 4096]. Default: 1. CLI: `--gpus N`. */
+  /** Cards used for a run that fits one card; with parallel, the total ranks N. An integer in [1, 4096]. Default: 1. CLI: `--gpus N`. */
   gpus?: number;
+  /** Multi-GPU training strategy per rank: DDP, FSDP1, FSDP2 fully_shard, HSDP, DeepSpeed ZeRO-1/2/3. Default: none: one card (DDP buckets when gpus > 1, as before). CLI: `--parallel`. */
+  parallel?: 'none' | 'ddp' | 'fsdp' | 'fsdp2' | 'hsdp' | 'zero1' | 'zero2' | 'zero3';
+  /** HSDP: ranks per shard group (FSDP over the group, replicas across groups); must divide gpus. An integer in [1, 4096]. Default: 8 (one node), capped at gpus. CLI: `--shard-group N`. */
+  shard_group?: number;
+  /** FSDP: 1 reshard after forward (FULL_SHARD), 0 keep gathered (SHARD_GRAD_OP), k > 1 FSDP2 reshard to k ranks. An integer in [0, 4096]. Default: 1. CLI: `--reshard-after-forward K`. */
+  reshard_after_forward?: number;
+  /** DeepSpeed offload_optimizer device cpu: fp32 master, optimizer states and fp32 gradients on the host. Default: false. CLI: `--offload-optimizer`. */
+  offload_optimizer?: boolean;
+  /** ZeRO-3 offload_param cpu, or FSDP CPUOffload(offload_params=True): sharded parameters on the host. Default: false. CLI: `--offload-params`. */
+  offload_params?: boolean;
+  /** Tensor-parallel degree (Megatron: heads and MLP columns split). An integer in [1, 4096]. Default: 1. CLI: `--tp N`. */
+  tp?: number;
+  /** Context-parallel degree (sequence split, ring attention). An integer in [1, 4096]. Default: 1. CLI: `--cp N`. */
+  cp?: number;
+  /** Expert-parallel degree (MoE experts split, all-to-all). An integer in [1, 4096]. Default: 1. CLI: `--ep N`. */
+  ep?: number;
   /** Dataset size of the priced run, in samples. An integer in [1, 1099511627776]. Default: 50000. CLI: `--samples N`. */
   samples?: number;
   /** Epochs of the priced run. An integer in [1, 100000]. Default: 10. CLI: `--epochs N`. */
@@ -186,6 +202,7 @@ export type ErrorCode =
   | 'cli.unexpected_value'
   | 'cli.no_config'
   | 'cli.file_unreadable'
+  | 'cli.not_utf8'
   | 'cli.safetensors_invalid'
   | 'cli.not_built'
   | 'cli.internal'
@@ -260,7 +277,21 @@ export interface Report {
   params: { total: number; tensor_count: number; by_role: Record<string, number> };
   checkpoint: null | { scalars: number; params: number; buffers: number; unexplained: number };
   plan: { mode: string; batch: number; seq: number; peak_bytes: number; reserved_bytes: number; components: Record<string, number> };
+  /** Multi-GPU training per rank, present when options.parallel is set (docs/memory-model.md, "Multi-GPU"). */
+  parallel?: ParallelSection;
   [field: string]: unknown;
+}
+
+export interface ParallelTopology { cards_per_node: number; nodes: number; intra_node: string; inter_node: string; recommended: boolean; note: string }
+export interface ParallelComponent { id: string; label: string; bytes: number }
+export interface ParallelSection {
+  strategy: string; supported: boolean; note: string; batch: number; seq: number;
+  layout: { gpus: number; dp: number; shard_group: number; tp: number; cp: number; ep: number; reshard_after_forward: number; offload_optimizer: boolean; offload_params: boolean };
+  per_rank: { components: ParallelComponent[]; host_components: ParallelComponent[]; host_bytes: number; peak_bytes: number; reserved_bytes: number; peak_event: string; peak_phase: string; phases: { name: string; bytes: number }[] };
+  priced_card: string; fits_priced_card: boolean; topology: ParallelTopology | null;
+  cards: { id: string; name: string; capacity_bytes: number; interconnect: string;
+    smallest: { strategy: string; offload: boolean; gpus: number | null; per_rank_reserved_bytes: number; host_bytes: number; topology: ParallelTopology | null }[] }[];
+  assumptions: { id: string; text: string; source: string }[];
 }
 
 export interface TensorEntry { name: string; shape: number[]; count: number; tied: boolean; tied_to: string; role: string; layer: number;

@@ -65,6 +65,11 @@ Catalog load_catalog() {
       const json sup = c.value("supports", json::object());
       card.bf16 = sup.contains("bf16") && sup["bf16"].is_boolean() ? sup["bf16"].get<bool>() : card.bf16_tflops > 0;
       card.fp8 = sup.contains("fp8") && sup["fp8"].is_boolean() ? sup["fp8"].get<bool>() : card.fp8_tflops > 0;
+      // The GPU-to-GPU link (multi-GPU topology, parallel.cpp): kind as data/cards.json spells it.
+      if (c.contains("interconnect") && c["interconnect"].is_object()) {
+        card.interconnect = str(c["interconnect"], "kind");
+        card.interconnect_gbps = num(c["interconnect"], "gbps_bidir");
+      }
       for (const auto& p : c.value("prices", json::array()))
         card.prices.push_back({str(p, "provider"), str(p, "product"), str(p, "date"), str(p, "source"),
                                num(p, "usd_per_gpu_hr")});

@@ -50,6 +50,7 @@ constexpr auto attention_values = names_of(attention_names);
 constexpr auto serve_dtype_values = names_of(weight_dtype_names);
 constexpr auto quant_values = names_of(quant_names);
 constexpr auto optimizer_impl_values = names_of(optimizer_impl_names);
+constexpr auto parallel_values = names_of(parallel_names);
 constexpr auto stack_values = names_of(stack_names);
 constexpr auto loss_values = names_of(loss_names);
 constexpr auto master_weights_values = names_of(master_weights_names);
@@ -199,9 +200,6 @@ constexpr OptionSpec specs[] = {
      .doc = "The serving engine whose memory budget, scheduler and throughput the serving section models.",
      .flag = "--engine", .values = engine_values, .default_json = R"("hf")",
      .store = put_enum<&Options::engine, engine_names>},
-    {.name = "tp", .type = T::integer, .group = "engines",
-     .doc = "Tensor-parallel ranks serving one replica (weights and KV heads split over them).", .flag = "--tp",
-     .flag_arg = "N", .int_min = 1, .int_max = 64, .default_json = "1", .store = put_int<&Options::tp>},
     {.name = "prompt_tokens", .type = T::integer, .group = "engines",
      .doc = "Prompt tokens per request of the serving throughput and cost.", .flag = "--prompt-tokens",
      .flag_arg = "N", .int_min = 1, .int_max = kMaxTokens, .default_json = "1024",
@@ -264,8 +262,34 @@ constexpr OptionSpec specs[] = {
     {.name = "card", .type = T::text, .group = "cost", .doc = "The priced card: an id of data/cards.json.", .flag = "--card",
      .flag_arg = "ID", .max_length = 200, .non_empty = true, .default_note = "the catalog's priced card (defaults.priced_card, a10g)",
      .expect = R"(be a card id such as "h100-sxm")", .store = put_text<&Options::card>},
-    {.name = "gpus", .type = T::integer, .group = "cost", .doc = "Cards used for a run that fits one card.", .flag = "--gpus",
+    {.name = "gpus", .type = T::integer, .group = "cost", .doc = "Cards used for a run that fits one card; with parallel, the total ranks N.", .flag = "--gpus",
      .flag_arg = "N", .int_min = 1, .int_max = 4096, .default_json = "1", .store = put_int<&Options::gpus>},
+    // multi-GPU training (core/plan/parallel.hpp; gpus above is N)
+    {.name = "parallel", .type = T::enumeration, .group = "parallel",
+     .doc = "Multi-GPU training strategy per rank: DDP, FSDP1, FSDP2 fully_shard, HSDP, DeepSpeed ZeRO-1/2/3.",
+     .flag = "--parallel", .values = parallel_values, .default_json = R"("none")",
+     .default_note = "none: one card (DDP buckets when gpus > 1, as before)", .store = put_enum<&Options::parallel, parallel_names>},
+    {.name = "shard_group", .type = T::integer, .group = "parallel",
+     .doc = "HSDP: ranks per shard group (FSDP over the group, replicas across groups); must divide gpus.",
+     .flag = "--shard-group", .flag_arg = "N", .int_min = 1, .int_max = 4096,
+     .default_note = "8 (one node), capped at gpus", .store = put_int<&Options::shard_group>},
+    {.name = "reshard_after_forward", .type = T::integer, .group = "parallel",
+     .doc = "FSDP: 1 reshard after forward (FULL_SHARD), 0 keep gathered (SHARD_GRAD_OP), k > 1 FSDP2 reshard to k ranks.",
+     .flag = "--reshard-after-forward", .flag_arg = "K", .int_min = 0, .int_max = 4096, .default_json = "1",
+     .store = put_int<&Options::reshard_after_forward>},
+    {.name = "offload_optimizer", .type = T::boolean, .group = "parallel",
+     .doc = "DeepSpeed offload_optimizer device cpu: fp32 master, optimizer states and fp32 gradients on the host.",
+     .flag = "--offload-optimizer", .default_json = "false", .store = put_bool<&Options::offload_optimizer>},
+    {.name = "offload_params", .type = T::boolean, .group = "parallel",
+     .doc = "ZeRO-3 offload_param cpu, or FSDP CPUOffload(offload_params=True): sharded parameters on the host.",
+     .flag = "--offload-params", .default_json = "false", .store = put_bool<&Options::offload_params>},
+    {.name = "tp", .type = T::integer, .group = "parallel",
+     .doc = "Tensor-parallel degree: training with parallel splits heads and MLP columns (Megatron); serving splits weights and KV heads over tp ranks per replica.",
+     .flag = "--tp", .flag_arg = "N", .int_min = 1, .int_max = 4096, .default_json = "1", .store = put_int<&Options::tp>},
+    {.name = "cp", .type = T::integer, .group = "parallel", .doc = "Context-parallel degree (sequence split, ring attention).",
+     .flag = "--cp", .flag_arg = "N", .int_min = 1, .int_max = 4096, .default_json = "1", .store = put_int<&Options::cp>},
+    {.name = "ep", .type = T::integer, .group = "parallel", .doc = "Expert-parallel degree (MoE experts split, all-to-all).",
+     .flag = "--ep", .flag_arg = "N", .int_min = 1, .int_max = 4096, .default_json = "1", .store = put_int<&Options::ep>},
     {.name = "samples", .type = T::integer, .group = "cost", .doc = "Dataset size of the priced run, in samples.",
      .flag = "--samples", .flag_arg = "N", .int_min = 1, .int_max = int64_t(1) << 40, .default_json = "50000",
      .store = put_int<&Options::samples>},
@@ -366,7 +390,7 @@ constexpr OptionSpec specs[] = {
 
 constexpr OptionGroup groups[] = {
     {"mode", "Mode"},       {"workload", "Workload"},     {"training", "Training"},     {"lora", "LoRA and QLoRA"},
-    {"stack", "Training stack"}, {"serving", "Serving"}, {"engines", "Serving engines"}, {"cost", "Cards and cost"}, {"checkpoint", "Checkpoint"}, {"details", "Details"},
+    {"stack", "Training stack"}, {"serving", "Serving"}, {"engines", "Serving engines"}, {"cost", "Cards and cost"}, {"parallel", "Multi-GPU"}, {"checkpoint", "Checkpoint"}, {"details", "Details"},
 };
 
 constexpr bool table_is_sound() {

@@ -22,6 +22,7 @@ const char* quant_scope_name(QuantScope q) { return enum_name(quant_scope_names,
 const char* bnb_version_name(BnbVersion v) { return enum_name(bnb_version_names, v).data(); }
 const char* engine_name(Engine e) { return enum_name(engine_names, e).data(); }
 const char* gguf_type_name(GgufType g) { return enum_name(gguf_type_names, g).data(); }
+const char* parallel_name(Parallel p) { return enum_name(parallel_names, p).data(); }
 
 Options parse_options(std::string_view text) {
   Options o;

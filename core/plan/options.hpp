@@ -20,6 +20,10 @@ enum class QuantKind { nf4, fp4, int8, gptq };
 /// torch.optim's implementation: foreach (the default on CUDA: one state-sized temporary at the
 /// step), fused (no temporary), or the per-parameter for-loop (a temporary of the largest tensor).
 enum class OptimizerImpl { foreach, fused, forloop };
+/// Multi-GPU training per rank (core/plan/parallel.hpp): none (one card, or DDP when gpus > 1 as
+/// before), DDP, FSDP1 (FULL_SHARD; reshard_after_forward 0: SHARD_GRAD_OP), FSDP2 fully_shard,
+/// HSDP (FSDP1 HYBRID_SHARD over shard_group), DeepSpeed ZeRO-1/2/3.
+enum class Parallel { none, ddp, fsdp, fsdp2, hsdp, zero1, zero2, zero3 };
 /// A training stack: a named, versioned preset of the policies below (stacks.cpp holds the table).
 enum class Stack { hf, torchtune, litgpt, unsloth, axolotl, llamafactory };
 /// How the loss meets the logits: the whole tensor upcast to fp32 (transformers), in chunks of
@@ -74,6 +78,9 @@ inline constexpr EnumName<QuantKind> quant_names[] = {
 inline constexpr EnumName<QuantScope> quant_scope_names[] = {{QuantScope::all, "all"}, {QuantScope::adapted, "adapted"}};
 inline constexpr EnumName<BnbVersion> bnb_version_names[] = {{BnbVersion::v0_43_2, "0.43.2+"},
                                                             {BnbVersion::v0_39, "0.39-0.43.1"}};
+inline constexpr EnumName<Parallel> parallel_names[] = {
+    {Parallel::none, "none"},   {Parallel::ddp, "ddp"},     {Parallel::fsdp, "fsdp"},   {Parallel::fsdp2, "fsdp2"},
+    {Parallel::hsdp, "hsdp"},   {Parallel::zero1, "zero1"}, {Parallel::zero2, "zero2"}, {Parallel::zero3, "zero3"}};
 inline constexpr EnumName<OptimizerImpl> optimizer_impl_names[] = {
     {OptimizerImpl::foreach, "foreach"}, {OptimizerImpl::fused, "fused"}, {OptimizerImpl::forloop, "forloop"}};
 inline constexpr EnumName<Stack> stack_names[] = {{Stack::hf, "hf"},         {Stack::torchtune, "torchtune"},
@@ -119,6 +126,7 @@ const char* quant_scope_name(QuantScope q);
 const char* bnb_version_name(BnbVersion v);
 const char* engine_name(Engine e);
 const char* gguf_type_name(GgufType g);
+const char* parallel_name(Parallel p);
 inline constexpr Mode all_modes[] = {Mode::full, Mode::lora, Mode::qlora, Mode::serve};
 
 struct Options {
@@ -139,6 +147,13 @@ struct Options {
   WeightDtype kv_dtype = WeightDtype::bf16;  // bf16, fp16, fp32 or fp8 (see kv_dtype_set)
   bool kv_dtype_set = false;    // false: the KV cache takes the activation dtype (fp32 serving: fp32)
   int64_t gpus = 1;
+  // Multi-GPU training (core/plan/parallel.hpp); gpus is the total rank count N.
+  Parallel parallel = Parallel::none;
+  int64_t shard_group = 0;            // hsdp: ranks per shard group (0: 8, one node, capped at gpus)
+  int64_t reshard_after_forward = 1;  // FSDP: 1 True, 0 False (SHARD_GRAD_OP), k > 1 FSDP2's int
+  bool offload_optimizer = false;     // DeepSpeed offload_optimizer device cpu
+  bool offload_params = false;        // DeepSpeed ZeRO-3 offload_param cpu; FSDP CPUOffload(offload_params)
+  int64_t tp = 1, cp = 1, ep = 1;     // tensor, context and expert parallel degrees
   std::string card;             // empty: defaults.priced_card of the catalog
   // Training details (docs/memory-model.md)
   double lora_dropout = 0.05;   // PEFT LoraConfig.lora_dropout (QLoRA paper and most recipes: 0.05)
@@ -182,7 +197,6 @@ struct Options {
   // Serving engines (engines.hpp; docs/memory-model.md, "Serving engines"). Empty optionals take the
   // engine's own default, which may depend on the card (vLLM's and SGLang's do).
   Engine engine = Engine::hf;
-  int64_t tp = 1;                                  // tensor-parallel ranks serving one replica
   double gpu_memory_utilization = 0.9;             // vLLM
   std::optional<int64_t> max_num_seqs;             // vLLM
   std::optional<int64_t> max_num_batched_tokens;   // vLLM

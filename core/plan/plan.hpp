@@ -8,6 +8,7 @@
 #include "cards.hpp"
 #include "memory.hpp"
 #include "serving_cost.hpp"
+#include "parallel.hpp"
 
 namespace cardfit {
 
@@ -83,6 +84,7 @@ struct Plan {
   bool grad_ckpt = false;
   Attention attention = Attention::sdpa;
   Serving serving;                    // the engine's budget, concurrency and cost per card
+  ParallelPlan parallel;              // multi-GPU training per rank (options.parallel set)
 };
 
 /// The borderline factor derived by scripts/accuracy (docs/accuracy.md): the 90th percentile of

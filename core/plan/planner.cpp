@@ -256,6 +256,9 @@ Plan make_plan(const Model& m, const Options& options, const Catalog& cat) {
     p.cards.push_back(std::move(row));
   }
   add_assumptions(p, m, cat);
+  // Multi-GPU training per rank (parallel.hpp): only when a strategy is asked for, so a default
+  // plan is unchanged.
+  p.parallel = plan_parallel(m, options, memory[int(Mode::full)], cat, options.card.empty() ? cat.priced_card : options.card);
   cost_plan(m, cat, p);
   std::vector<int64_t> serve_batch;
   for (const auto& row : p.cards) serve_batch.push_back(row.max_batch[int(Mode::serve)]);

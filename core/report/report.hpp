@@ -40,6 +40,9 @@ std::string graph_report(const Model& model, const Plan& plan);
 /// params.tensors: every tensor, or (expand_experts false) each layer's experts of one tensor
 /// name stacked into one entry ("...experts.{0..63}.w1.weight", experts: 64).
 std::string tensors_report(const Model& model, bool expand_experts);
+/// The parallel section (plan/parallel.hpp): per-rank components of the requested strategy and
+/// per card the smallest N per strategy; written into the core report when options.parallel is set.
+std::string parallel_report(const Plan& plan);
 /// The curves section: memory against batch per mode (plan/curve.hpp).
 std::string curves_report(const Plan& plan);
 /// The fit section ("make it fit", options fit_card and fit_cards).

@@ -312,7 +312,9 @@ std::string core_report(const CoreReportInput& in) {
   model_section(w, m);
   w.key("modes");
   per_mode(w, [&](int i) { memory(w, p.modes[i], nullptr); });
-  w.field("ok", true).key("params");
+  w.field("ok", true);
+  if (p.parallel.active) w.key("parallel").raw(parallel_report(p));
+  w.key("params");
   params_section(w, m);
   w.key("plan");
   memory(w, p.requested, &p);

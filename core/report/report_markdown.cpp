@@ -212,6 +212,47 @@ std::string report_markdown(const json& r) {
     md << "| " << c["name"].get<std::string>() << " | " << cell(c, "full") << " | " << cell(c, "lora") << " | "
        << cell(c, "qlora") << " | " << cell(c, "serve") << " |\n";
 
+  if (r.contains("parallel")) {
+    // Multi-GPU training per rank (plan/parallel.hpp): the requested layout, then per card the
+    // smallest N per strategy.
+    const json& x = r["parallel"];
+    const json& l = x["layout"];
+    md << "\n## Multi-GPU: " << x["strategy"].get<std::string>() << " over " << i64(l, "gpus") << " GPUs (dp "
+       << i64(l, "dp") << ", shard " << i64(l, "shard_group") << ", tp " << i64(l, "tp") << ", cp " << i64(l, "cp")
+       << ", ep " << i64(l, "ep") << ")\n\n";
+    if (!x["supported"].get<bool>()) {
+      md << x["note"].get<std::string>() << "\n";
+    } else {
+      const json& pr = x["per_rank"];
+      md << "| Per rank | Bytes | GB |\n|---|---:|---:|\n";
+      for (const auto& c : pr["components"])
+        md << "| " << c["label"].get<std::string>() << " | " << format_thousands(i64(c, "bytes")) << " | "
+           << format_gb(i64(c, "bytes")) << " |\n";
+      md << "| **Peak** (" << pr["peak_event"].get<std::string>() << ") | " << format_thousands(i64(pr, "peak_bytes"))
+         << " | " << format_gb(i64(pr, "peak_bytes")) << " |\n| **Reserved** | "
+         << format_thousands(i64(pr, "reserved_bytes")) << " | " << format_gb(i64(pr, "reserved_bytes")) << " |\n";
+      if (i64(pr, "host_bytes") > 0) md << "| Host memory (offloaded) | " << format_thousands(i64(pr, "host_bytes"))
+                                        << " | " << format_gb(i64(pr, "host_bytes")) << " |\n";
+      if (!x["topology"].is_null())
+        md << "\nTopology on " << x["priced_card"].get<std::string>() << ": " << i64(x["topology"], "nodes")
+           << " node(s), " << x["topology"]["intra_node"].get<std::string>()
+           << (x["topology"]["recommended"].get<bool>() ? "" : " — not recommended") << ".\n";
+      md << "\n| Card | Smallest N per strategy |\n|---|---|\n";
+      for (const auto& c : x["cards"]) {
+        std::string cells;
+        for (const auto& sm : c["smallest"]) {
+          if (!cells.empty()) cells += ", ";
+          cells += sm["strategy"].get<std::string>() + (sm["offload"].get<bool>() ? "+offload" : "") + " ";
+          cells += sm["gpus"].is_null() ? std::string("—")
+                                        : std::to_string(sm["gpus"].get<int64_t>()) +
+                                              (sm["topology"]["recommended"].get<bool>() ? "" : " (not recommended)") +
+                                              (i64(sm, "host_bytes") > 0 ? " (host " + format_gb(i64(sm, "host_bytes")) + " per rank)" : "");
+        }
+        md << "| " << c["name"].get<std::string>() << " | " << cells << " |\n";
+      }
+    }
+  }
+
   const json& cost = r["cost"];
   md << "\n## Cost\n\n" << i64(cost, "epochs") << " epochs × " << i64(cost, "samples") << " samples × "
      << i64(cost, "seq") << " tokens, MFU " << cost["mfu"].get<double>() << ".";

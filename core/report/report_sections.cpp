@@ -234,3 +234,63 @@ std::string curves_report(const Plan& p) {
 }
 
 }  // namespace cardfit
+
+namespace cardfit {
+
+namespace {
+void components_json(JsonWriter& w, const std::vector<Component>& cs) {
+  w.begin_array();
+  for (const auto& c : cs) w.begin_object().field("bytes", c.bytes).field("id", c.id).field("label", c.label).end_object();
+  w.end_array();
+}
+void topology_json(JsonWriter& w, const Topology& t) {
+  w.begin_object().field("cards_per_node", t.cards_per_node).field("inter_node", t.inter_node);
+  w.field("intra_node", t.intra_node).field("nodes", t.nodes).field("note", t.note).field("recommended", t.recommended);
+  w.end_object();
+}
+}  // namespace
+
+std::string parallel_report(const Plan& p) {
+  const ParallelPlan& pp = p.parallel;
+  const ParallelLayout& l = pp.layout;
+  std::string out;
+  JsonWriter w(out);
+  w.begin_object().key("assumptions").begin_array();
+  for (const auto& a : pp.assumptions) w.begin_object().field("id", a.id).field("source", a.source).field("text", a.text).end_object();
+  w.end_array().field("batch", pp.batch).key("cards").begin_array();
+  for (const auto& row : pp.cards) {
+    w.begin_object().field("capacity_bytes", row.card->capacity_bytes).field("id", row.card->id);
+    w.field("interconnect", row.card->interconnect).field("name", row.card->name).key("smallest").begin_array();
+    for (const auto& s : row.smallest) {
+      w.begin_object().key("gpus");
+      if (s.gpus > 0) w.value(s.gpus);
+      else w.null();
+      w.field("host_bytes", s.host_bytes).field("offload", s.offload).field("per_rank_reserved_bytes", s.per_rank_reserved);
+      w.field("strategy", parallel_name(s.strategy)).key("topology");
+      if (s.gpus > 0) topology_json(w, s.topology);
+      else w.null();
+      w.end_object();
+    }
+    w.end_array().end_object();
+  }
+  w.end_array().field("fits_priced_card", pp.fits_priced).key("layout").begin_object();
+  w.field("cp", l.cp).field("dp", l.dp).field("ep", l.ep).field("gpus", l.gpus);
+  w.field("offload_optimizer", l.offload_optimizer).field("offload_params", l.offload_params);
+  w.field("reshard_after_forward", l.reshard_after_forward).field("shard_group", l.shard).field("tp", l.tp);
+  w.end_object().field("note", pp.note).key("per_rank").begin_object().key("components");
+  components_json(w, pp.rank.components);
+  w.key("host_components");
+  components_json(w, pp.rank.host);
+  w.field("host_bytes", pp.rank.host_bytes).field("peak_bytes", pp.rank.peak_bytes).field("peak_event", pp.rank.peak_event);
+  w.field("peak_phase", pp.rank.peak_phase).key("phases").begin_array();
+  for (const auto& ph : pp.rank.phases) w.begin_object().field("bytes", ph.bytes).field("name", ph.name).end_object();
+  w.end_array().field("reserved_bytes", pp.rank.reserved_bytes).end_object();
+  w.field("priced_card", pp.priced_card).field("seq", pp.seq).field("strategy", parallel_name(l.strategy));
+  w.field("supported", pp.supported).key("topology");
+  if (pp.topology) topology_json(w, *pp.topology);
+  else w.null();
+  w.end_object();
+  return out;
+}
+
+}  // namespace cardfit

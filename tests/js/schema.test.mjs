@@ -37,8 +37,8 @@ function loadWebScripts(files, names) {
   return new Function('OPTION_SCHEMA', 'HTMLElement', `${body}\nreturn { ${names.join(', ')} };`)({ options, groups }, class {});
 }
 
-test('the schema: 80 options with distinct flags, each in a group, every default stated', () => {
-  assert.equal(options.length, 80);
+test('the schema: 87 options with distinct flags, each in a group, every default stated', () => {
+  assert.equal(options.length, 87);
   assert.equal(new Set(options.map((o) => o.flag)).size, options.length);
   const groupIds = new Set(groups.map((g) => g.id));
   for (const o of options) {
