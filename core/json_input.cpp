@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <tuple>
 #include <unordered_map>
@@ -45,6 +46,25 @@ size_t utf8_length(const unsigned char* p, size_t left) {
   for (size_t i = 2; i < n; ++i)
     if (p[i] < 0x80 || p[i] > 0xBF) return 0;
   return n;
+}
+
+// The character at `pos` for a message: printable ASCII quoted, anything else by its code point
+// (a BOM or a control character is invisible), an invalid byte by its value. Never a fragment of a
+// multi-byte character, which would make the error itself invalid UTF-8.
+std::string char_at(std::string_view t, size_t pos) {
+  if (pos >= t.size()) return "the end of the text";
+  const auto* p = reinterpret_cast<const unsigned char*>(t.data()) + pos;
+  char hex[16];
+  if (p[0] >= 0x20 && p[0] < 0x7F) return std::string("'") + char(p[0]) + "'";
+  const size_t n = utf8_length(p, t.size() - pos);
+  if (n == 0) {
+    std::snprintf(hex, sizeof hex, "0x%02X", unsigned(p[0]));
+    return std::string("the byte ") + hex + " (not UTF-8)";
+  }
+  uint32_t cp = n == 1 ? p[0] : (p[0] & (0xFF >> (n + 1)));
+  for (size_t i = 1; i < n; ++i) cp = (cp << 6) | (p[i] & 0x3F);
+  std::snprintf(hex, sizeof hex, "U+%04X", unsigned(cp));
+  return std::string("the character ") + hex + (cp == 0xFEFF ? " (a byte-order mark)" : "");
 }
 
 void append_utf8(std::string& out, uint32_t cp) {
@@ -207,7 +227,7 @@ class Scanner {
           if (decode) append_utf8(out, cp);
           break;
         }
-        default: syntax(pos_ - 2, "an invalid escape \\" + clip(std::string_view(&e, 1)));
+        default: syntax(pos_ - 2, "an invalid escape: a backslash before " + char_at(t_, pos_ - 1));
       }
     }
   }
@@ -296,7 +316,7 @@ class Scanner {
   void literal(std::string_view word) {
     if (t_.substr(pos_, word.size()) != word) {
       if (word.substr(0, t_.size() - pos_) == t_.substr(pos_)) truncated();
-      syntax(pos_, "expected " + std::string(word) + ", found an unexpected character '" + clip(t_.substr(pos_, 1)) + "'");
+      syntax(pos_, "expected " + std::string(word) + ", found " + char_at(t_, pos_));
     }
     pos_ += word.size();
   }
@@ -307,7 +327,7 @@ class Scanner {
     if (t_[pos_] != '"') {
       if (t_[pos_] == '}') syntax(pos_, "a comma before '}' (trailing commas are not JSON): expected a key");
       syntax(pos_, t_[pos_] == '\'' ? "a single-quoted key (JSON keys use double quotes): expected a double-quoted key"
-                                    : "expected a double-quoted key, found '" + clip(t_.substr(pos_, 1)) + "'");
+                                    : "expected a double-quoted key, found " + char_at(t_, pos_));
     }
     const size_t at = pos_;
     Frame& f = stack_.back();
@@ -370,7 +390,7 @@ class Scanner {
         syntax(pos_, "a comma before '" + std::string(1, c) + "' (trailing commas are not JSON)");
       } else {
         syntax(pos_, c == '\'' ? "a single-quoted string (JSON strings use double quotes)"
-                               : "expected a value (a string, number, object, array, true, false or null), found '" + clip(t_.substr(pos_, 1)) + "'");
+                               : "expected a value (a string, number, object, array, true, false or null), found " + char_at(t_, pos_));
       }
       // After a value: a separator, a close, or the end.
       while (true) {

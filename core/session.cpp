@@ -39,7 +39,8 @@ std::string error_json(const Error& e) {
     err["line"] = e.line;
     err["column"] = e.column;
   }
-  return json{{"ok", false}, {"error", err}}.dump();
+  // replace, not throw: a message quoting the input must never turn an error into a crash.
+  return json{{"ok", false}, {"error", err}}.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 // Runs one entry point: a cardfit::Error becomes its error JSON; any other exception is a bug in

@@ -39,7 +39,7 @@ ValueId wav2vec2_front(ModelBuilder& b, const Wav2Vec2FrontSpec& s) {
   const size_t n = s.dims.size();
   for (size_t i = 0; i < n; ++i) {
     int64_t scale = 1;  // frames of this layer's output per encoder frame
-    for (size_t j = i + 1; j < n; ++j) scale *= s.strides[j];
+    for (size_t j = i + 1; j < n; ++j) scale = checked_mul(scale, s.strides[j], "the conv feature extractor's total stride");
     const std::string l = p + "feature_extractor.conv_layers." + std::to_string(i);
     const int64_t in = i == 0 ? 1 : s.dims[i - 1], out = s.dims[i];
     Node conv = conv1d(b, l + ".conv", in, out, s.kernels[i], 1, s.conv_bias, Role::other);

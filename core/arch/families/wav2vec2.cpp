@@ -9,6 +9,7 @@
 #include "../audio.hpp"
 #include "../encoders.hpp"
 #include "../layers.hpp"
+#include "../../limits.hpp"
 #include "families.hpp"
 
 namespace cardfit::families {
@@ -42,6 +43,9 @@ Model wav2vec2(const Config& c) {
                       .stable_layer_norm = c.boolean_or("do_stable_layer_norm", false)};
   require(!f.dims.empty() && f.dims.size() == f.kernels.size() && f.dims.size() == f.strides.size(), c, "conv_dim",
           "conv_dim, conv_kernel and conv_stride must list the same number (at least one) of conv layers.");
+  for (const auto& [key, list] : {std::pair{"conv_dim", &f.dims}, {"conv_kernel", &f.kernels}, {"conv_stride", &f.strides}})
+    for (int64_t v : *list)
+      require(v >= 1 && v <= field_max(key), c, key, std::string(key) + " entries must be between 1 and " + std::to_string(field_max(key)) + ".");
   require(f.norm == "group" || f.norm == "layer", c, "feat_extract_norm", "feat_extract_norm must be \"group\" or \"layer\".");
   require(hidden % f.pos_groups == 0, c, "num_conv_pos_embedding_groups",
           "hidden_size must be divisible by num_conv_pos_embedding_groups.");
