@@ -20,10 +20,12 @@ export interface PlanOptions {
   precision?: 'bf16-mixed' | 'fp16-mixed' | 'bf16' | 'fp32';
   /** The optimizer whose states are held (none: forward and backward only). Default: "adamw". CLI: `--optimizer`. */
   optimizer?: 'adamw' | 'adamw8bit' | 'adafactor' | 'sgd' | 'none';
-  /** The attention implementation (eager materialises the score matrix). Default: "sdpa". CLI: `--attention`. */
+  /** The attention implementation (eager materialises the score matrix). Default: sdpa; eager for a model that caps attention logits (Gemma 2: transformers trains it eager). CLI: `--attention`. */
   attention?: 'sdpa' | 'eager' | 'flash';
-  /** Gradient checkpointing: keep only each block's input, recompute the rest. Default: false. CLI: `--grad-ckpt`. */
+  /** Gradient checkpointing: keep only each block's input, recompute the rest. Default: on for QLoRA (PEFT prepare_model_for_kbit_training enables it), off otherwise. CLI: `--grad-ckpt`. */
   grad_ckpt?: boolean;
+  /** torchao float8 training: every nn.Linear but the head runs in fp8 (Float8Linear). Default: false. CLI: `--float8`. */
+  float8?: boolean;
   /** The training stack whose policies are planned (hf: the Hugging Face Trainer). Default: "hf". CLI: `--stack`. */
   stack?: 'hf' | 'torchtune' | 'litgpt' | 'unsloth' | 'axolotl' | 'llamafactory';
   /** The loss over the logits: whole and upcast (full), in chunks of tokens, or fused with the head. Default: the stack's (hf: full). CLI: `--loss`. */
@@ -56,6 +58,8 @@ export interface PlanOptions {
   lora_rank?: number;
   /** How QLoRA stores the frozen base: bitsandbytes NF4/FP4, LLM.int8 or GPTQ int4. Default: "nf4". CLI: `--qlora-quant`. */
   qlora_quant?: 'nf4' | 'fp4' | 'int8' | 'gptq';
+  /** Which linears QLoRA quantizes: all (every nn.Linear but the head) or only the LoRA-adapted ones (the rest 16-bit). Default: "all". CLI: `--quantize`. */
+  quantize?: 'all' | 'adapted';
   /** PEFT modules_to_save: modules trained in full next to the adapters (e.g. lm_head). Default: none. CLI: `--modules-to-save a,b,...`. */
   modules_to_save?: string[];
   /** Module names that get adapters (e.g. q_proj, v_proj). Default: every linear layer but the head (omit the option; [] is refused). CLI: `--lora-targets q_proj,v_proj,...`. */
@@ -66,8 +70,6 @@ export interface PlanOptions {
   kv_dtype?: 'bf16' | 'fp16' | 'fp32' | 'fp8';
   /** The serving engine whose memory budget, scheduler and throughput the serving section models. Default: "hf". CLI: `--engine`. */
   engine?: 'hf' | 'vllm' | 'sglang' | 'tgi' | 'llamacpp';
-  /** Tensor-parallel ranks serving one replica (weights and KV heads split over them). An integer in [1, 64]. Default: 1. CLI: `--tp N`. */
-  tp?: number;
   /** Prompt tokens per request of the serving throughput and cost. An integer in [1, 16777216]. Default: 1024. CLI: `--prompt-tokens N`. */
   prompt_tokens?: number;
   /** Output tokens per request of the serving throughput and cost. An integer in [1, 16777216]. Default: 128. CLI: `--output-tokens N`. */
@@ -112,7 +114,7 @@ export interface PlanOptions {
   offload_optimizer?: boolean;
   /** ZeRO-3 offload_param cpu, or FSDP CPUOffload(offload_params=True): sharded parameters on the host. Default: false. CLI: `--offload-params`. */
   offload_params?: boolean;
-  /** Tensor-parallel degree (Megatron: heads and MLP columns split). An integer in [1, 4096]. Default: 1. CLI: `--tp N`. */
+  /** Tensor-parallel degree: training with parallel splits heads and MLP columns (Megatron); serving splits weights and KV heads over tp ranks per replica. An integer in [1, 4096]. Default: 1. CLI: `--tp N`. */
   tp?: number;
   /** Context-parallel degree (sequence split, ring attention). An integer in [1, 4096]. Default: 1. CLI: `--cp N`. */
   cp?: number;
@@ -162,6 +164,8 @@ export interface PlanOptions {
   decoder_seq?: number;
   /** bitsandbytes double quantization of the 4-bit constants (bnb_4bit_use_double_quant). Default: true. CLI: `--double-quant true|false`. */
   double_quant?: boolean;
+  /** bitsandbytes release: 0.39-0.43.1 keep each 4-bit linear's input for backward, 0.43.2+ do not. Default: "0.43.2+". CLI: `--bnb-version`. */
+  bnb_version?: '0.43.2+' | '0.39-0.43.1';
   /** PEFT prepare_model_for_kbit_training: non-quantized weights to fp32. Default: true. CLI: `--kbit-upcast true|false`. */
   kbit_upcast?: boolean;
   /** torch.autocast wraps the forward; false: the model itself is cast (DeepSpeed fp16/bf16 engines). Default: true. CLI: `--autocast true|false`. */
