@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 
-const budgets = { 'dist/cardfit.js': 640_000, 'dist/index.html': 705_000 }; // bytes, gzip -9
+const budgets = { 'dist/cardfit.js': 730_000, 'dist/index.html': 800_000 }; // bytes, gzip -9
 for (const [file, budget] of Object.entries(budgets)) {
   test(`${file} stays under ${budget / 1000} kB gzipped`, () => {
     const size = gzipSync(readFileSync(new URL(`../../${file}`, import.meta.url)), { level: 9 }).length;
