@@ -225,4 +225,15 @@ int64_t Model::buffer_count() const {
   return n;
 }
 
+std::vector<std::string> linear_leaves(const Model& m) {
+  std::vector<std::string> names;
+  for (const auto& b : m.blocks)
+    for (const auto& n : b.nodes)
+      if (n.op == Op::linear) {
+        std::string leaf = n.name.substr(n.name.rfind('.') + 1);
+        if (std::find(names.begin(), names.end(), leaf) == names.end()) names.push_back(std::move(leaf));
+      }
+  return names;
+}
+
 }  // namespace cardfit

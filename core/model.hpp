@@ -245,4 +245,7 @@ struct Model {
 /// length, initializer range, encoder/decoder flags, SSM state sizes).
 void derive_dims(Model& m);
 
+/// The distinct leaf names of the model's linear layers, in graph order (the LoRA target choices).
+std::vector<std::string> linear_leaves(const Model& m);
+
 }  // namespace cardfit

@@ -122,17 +122,6 @@ Cat category(const Tensor& t) {
 
 bool use_more_bits(int64_t i, int64_t n) { return i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2; }
 
-int64_t kv_element_bytes(const Options& opt) {
-  if (opt.kv_dtype_set) {
-    switch (opt.kv_dtype) {
-      case WeightDtype::fp8: return 1;
-      case WeightDtype::fp32: return 4;
-      default: return 2;
-    }
-  }
-  return opt.serve_dtype == WeightDtype::fp32 ? 4 : 2;
-}
-
 // The per-token K+V elements of one attention node on one rank of tp.
 double rank_cache_dim(const AttentionGeom& g, int64_t tp, bool* replicated) {
   const int64_t kv = g.kv_heads > 0 ? g.kv_heads : g.heads;
@@ -255,7 +244,7 @@ EngineBudget engine_budget(const Model& m, const Options& opt, const MemoryModel
   const int64_t tp = std::max<int64_t>(1, opt.tp);
   const int64_t cap = card.capacity_bytes;
   const int64_t workload = add(opt.prompt_tokens, opt.output_tokens);
-  const int64_t kvb = kv_element_bytes(opt);
+  const int64_t kvb = kv_bytes_per_element(opt);
   const int64_t state = cdiv(serve_state(serve), tp);  // recurrent state per sequence, heads split
   const int64_t vocab_row = serve.logits_per_sample();  // one row of 16-bit logits and its fp32 copy
   e.capacity_bytes = cap;

@@ -143,18 +143,6 @@ std::string pct(double factor) {
   return (v >= 0 ? "+" : "") + std::to_string(v) + " %";
 }
 
-// The leaf names of the model's linear layers.
-std::vector<std::string> linear_leaves(const Model& m) {
-  std::vector<std::string> names;
-  for (const auto& b : m.blocks)
-    for (const auto& n : b.nodes)
-      if (n.op == Op::linear) {
-        std::string leaf = n.name.substr(n.name.rfind('.') + 1);
-        if (std::find(names.begin(), names.end(), leaf) == names.end()) names.push_back(std::move(leaf));
-      }
-  return names;
-}
-
 // The attention query and value projections, the LoRA paper's targets, as this model names them.
 std::vector<std::string> query_value_targets(const Model& m) {
   const auto leaves = linear_leaves(m);

@@ -170,17 +170,6 @@ std::string component_label(int c, Mode mode, const Options& opt) {
   return "Weights";
 }
 
-int64_t kv_bytes_per_element(const Options& opt) {
-  if (opt.kv_dtype_set) {
-    switch (opt.kv_dtype) {
-      case WeightDtype::fp8: return 1;
-      case WeightDtype::fp32: return 4;
-      default: return 2;
-    }
-  }
-  return opt.serve_dtype == WeightDtype::fp32 ? 4 : 2;
-}
-
 // block_cost memoised on everything it reads: the block's structural signature (model.hpp), the
 // block before a vision block (whose tokens it reads), and the per-node answers of the options
 // that match names (lora_targets, modules_to_save). The model's dims, the setup and the lengths
@@ -314,6 +303,18 @@ bool weight_is_cast(const Node& n, const Options& opt, Mode mode) {
 }
 
 }  // namespace
+
+int64_t kv_bytes_per_element(const Options& opt) {
+  if (opt.kv_dtype_set) {
+    switch (opt.kv_dtype) {
+      case WeightDtype::fp8: return 1;
+      case WeightDtype::fp32: return 4;
+      default: return 2;
+    }
+  }
+  return opt.serve_dtype == WeightDtype::fp32 ? 4 : 2;
+}
+
 
 int64_t allocator_reserve(int64_t peak, double f) {
   if (f <= 0) return 0;

@@ -45,6 +45,9 @@ struct MemoryPlan {
   int64_t trainable_params = 0;
 };
 
+/// Bytes of one KV cache element: the kv_dtype when set, else the serving dtype's (16-bit unless fp32).
+int64_t kv_bytes_per_element(const Options& opt);
+
 /// Parameters LoRA adds for the options' rank and targets.
 int64_t lora_parameter_count(const Model& model, const Options& opt);
 

@@ -295,16 +295,7 @@ std::string core_report(const CoreReportInput& in) {
   if (in.fit) w.key("fit").raw(*in.fit);
   w.field("headline", headline(m, p));
   w.key("linear_names").begin_array();  // the LoRA target choices: distinct leaf names of linears
-  {
-    std::vector<std::string> names;
-    for (const auto& b : m.blocks)
-      for (const auto& n : b.nodes)
-        if (n.op == Op::linear) {
-          std::string leaf = n.name.substr(n.name.rfind('.') + 1);
-          if (std::find(names.begin(), names.end(), leaf) == names.end()) names.push_back(std::move(leaf));
-        }
-    for (const auto& n : names) w.value(n);
-  }
+  for (const auto& n : linear_leaves(m)) w.value(n);
   w.end_array();
   w.key("memory_events");
   memory_events_section(w, p);

@@ -159,7 +159,7 @@ TEST_CASE("bnb_version 0.39-0.43.1 keeps each 4-bit linear's 16-bit input: exact
         L * seq * 2 * (2 * H + I));
 }
 
-TEST_CASE("QLoRA checkpoints by default (prepare_model_for_kbit_training); an explicit grad_ckpt wins") {
+TEST_CASE("QLoRA checkpoints by default (prepare_model_for_kbit_training) and an explicit grad_ckpt wins") {
   const Model m = llama();
   const Options unset;
   CHECK(make_setup(m, unset, Mode::qlora).grad_ckpt);
@@ -184,7 +184,7 @@ TEST_CASE("QLoRA checkpoints by default (prepare_model_for_kbit_training); an ex
   CHECK(plan(example("Meta-Llama-3-8B.json"), {{"mode", "qlora"}, {"grad_ckpt", false}})["plan"]["grad_ckpt"] == false);
 }
 
-TEST_CASE("gemma-2 (attention logits capped) trains with eager by default; an explicit sdpa wins") {
+TEST_CASE("gemma-2 (attention logits capped) trains with eager by default, and an explicit sdpa wins") {
   const Model g = trace_golden("gemma-2-9b-it.json");
   REQUIRE(g.facts.attn_logit_softcap > 0);
   const Options unset;

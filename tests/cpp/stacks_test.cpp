@@ -145,7 +145,7 @@ TEST_CASE("optimizer in backward: one block's gradients at a time, none at the s
         moment(model_of(R"({"grad_accum": 4})", Mode::full), "optimizer step").fixed[M::kGradsC]);
 }
 
-TEST_CASE("paged optimizer: the states leave the allocator's peak (counted apart); offload moves them to the host") {
+TEST_CASE("paged optimizer: the states leave the allocator's peak (counted apart), and offload moves them to the host") {
   const M hf = model_of("", Mode::full), paged = model_of(R"({"paged_optimizer": true})", Mode::full);
   const int64_t P = llama().parameter_count();
   // bitsandbytes pages the states of tensors of 1e5+ elements: all but the 65 RMSNorm weights.
