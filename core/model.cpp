@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 #include <cctype>
+#include <unordered_map>
 
 #include "error.hpp"
 
@@ -209,6 +210,22 @@ std::string structural_signature(const Block& b) {
       put(key, v);
   }
   return key;
+}
+
+std::vector<int32_t> block_cost_classes(const Model& m) {
+  std::vector<int32_t> classes(m.blocks.size());
+  std::unordered_map<std::string, int32_t> first;
+  for (size_t bi = 0; bi < m.blocks.size(); ++bi) {
+    const Block& b = m.blocks[bi];
+    std::string key = structural_signature(b);
+    if (b.domain == Domain::vision && bi > 0) {
+      const Block& prev = m.blocks[bi - 1];
+      key += prev.domain == Domain::vision ? 'v' : 't';
+      key.append(std::to_string(prev.tokens_per_image));
+    }
+    classes[bi] = first.try_emplace(std::move(key), int32_t(bi)).first->second;
+  }
+  return classes;
 }
 
 int64_t Model::parameter_count() const {

@@ -218,6 +218,12 @@ struct ModelFacts {
 /// (lora_targets, modules_to_save) are joined to the key by the memo itself.
 std::string structural_signature(const Block& block);
 
+struct Model;
+/// Block i's cost class: the index of the first block with the same structural_signature and,
+/// for a vision block, the same predecessor domain and tokens per image (the tokens it reads).
+/// plan/ keys its per-block cost memo on it; trace_model computes it once (Model::cost_class).
+std::vector<int32_t> block_cost_classes(const Model& m);
+
 struct Model {
   std::string model_type;         // as given in the config
   std::string family;             // the family file that traced it
@@ -233,6 +239,9 @@ struct Model {
   // The parameter count, fixed once trace_model has the final inventory (-1 before): the planner
   // asks for it many times per plan, and a DeepSeek-class model lists ~100,000 tensors.
   int64_t traced_parameters = -1;
+  // block_cost_classes, fixed with the parameter count (empty before): a re-plan of a cached
+  // model then never re-derives the blocks' signatures.
+  std::vector<int32_t> cost_class;
 
   const Node& node(NodeRef r) const { return blocks[size_t(r.block)].nodes[size_t(r.node)]; }
   int64_t parameter_count() const;  // tied tensors counted once

@@ -104,6 +104,7 @@ Model trace_model(const Config& cfg) {
   Model m = family ? family->trace(cfg) : families::generic_decoder(cfg);
   derive_dims(m);  // the graph is the one source of the structural dimensions
   m.traced_parameters = m.parameter_count();  // the inventory is final from here on
+  m.cost_class = block_cost_classes(m);
   read_common_facts(cfg, m);
   return m;
 }

@@ -170,34 +170,46 @@ std::string component_label(int c, Mode mode, const Options& opt) {
   return "Weights";
 }
 
-// block_cost memoised on everything it reads: the block's structural signature (model.hpp), the
-// block before a vision block (whose tokens it reads), and the per-node answers of the options
-// that match names (lora_targets, modules_to_save). The model's dims, the setup and the lengths
-// are those of the memo. Blocks of the same structure (the repeated layers) cost one call.
+// block_cost memoised on everything it reads: the block's cost class (block_cost_classes,
+// model.hpp: its structural signature and a vision block's predecessor), and the per-node answers
+// of the options that match names (lora_targets, modules_to_save). The model's dims, the setup and
+// the lengths are those of the memo. Blocks of one class (the repeated layers) cost one call.
 class BlockCostMemo {
  public:
-  BlockCostMemo(const Model& m, const StepSetup& s, int64_t seq, int64_t dseq) : m_(m), s_(s), seq_(seq), dseq_(dseq) {}
+  BlockCostMemo(const Model& m, const StepSetup& s, int64_t seq, int64_t dseq)
+      : m_(m), s_(s), seq_(seq), dseq_(dseq),
+        own_classes_(m.cost_class.size() == m.blocks.size() ? std::vector<int32_t>{} : block_cost_classes(m)),
+        classes_(own_classes_.empty() ? m.cost_class : own_classes_),
+        by_names_(!s.options->lora_targets.empty() || !s.options->modules_to_save.empty()),
+        by_class_(by_names_ ? 0 : m.blocks.size(), -1) {}
   const BlockCost& operator()(size_t bi) {
-    const Block& b = m_.blocks[bi];
-    std::string key = structural_signature(b);
-    if (b.domain == Domain::vision && bi > 0) {
-      const Block& prev = m_.blocks[bi - 1];
-      key += prev.domain == Domain::vision ? 'v' : 't';
-      key.append(std::to_string(prev.tokens_per_image));
+    const int32_t cls = classes_[bi];
+    if (!by_names_) {
+      int64_t& slot = by_class_[size_t(cls)];
+      if (slot < 0) slot = fresh(bi);
+      return costs_[size_t(slot)];
     }
+    std::string key = std::to_string(cls) + ':';
     const Options& opt = *s_.options;
-    if (!opt.lora_targets.empty() || !opt.modules_to_save.empty())
-      for (const Node& n : b.nodes) key += char('0' + int(is_lora_target(n, opt)) + 2 * int(is_saved_module(n, opt)));
-    const auto [it, fresh] = index_.try_emplace(std::move(key), costs_.size());
-    if (fresh) costs_.push_back(block_cost(m_, bi, s_, seq_, dseq_));
-    return costs_[it->second];
+    for (const Node& n : m_.blocks[bi].nodes) key += char('0' + int(is_lora_target(n, opt)) + 2 * int(is_saved_module(n, opt)));
+    const auto [it, added] = index_.try_emplace(std::move(key), int64_t(costs_.size()));
+    if (added) fresh(bi);
+    return costs_[size_t(it->second)];
   }
 
  private:
+  int64_t fresh(size_t bi) {
+    costs_.push_back(block_cost(m_, bi, s_, seq_, dseq_));
+    return int64_t(costs_.size()) - 1;
+  }
   const Model& m_;
   const StepSetup& s_;
   int64_t seq_, dseq_;
-  std::unordered_map<std::string, size_t> index_;
+  const std::vector<int32_t> own_classes_;  // only for a model built without trace_model
+  const std::vector<int32_t>& classes_;
+  const bool by_names_;
+  std::vector<int64_t> by_class_;           // class -> index in costs_ (no name-matching options)
+  std::unordered_map<std::string, int64_t> index_;
   std::vector<BlockCost> costs_;
 };
 

@@ -24,6 +24,13 @@ StageProfile::StageProfile(const std::vector<BlockMemory>& blocks) : n_(blocks.s
     work[i] = w > INT64_MAX ? INT64_MAX : w < INT64_MIN ? INT64_MIN : int64_t(w);
     monotone_ = monotone_ && b.state >= 0 && b.acts >= 0;
   }
+  // Prefix sums that fit 62 bits (every real model) also keep 64-bit copies: peak() then adds
+  // and multiplies in 64 bits with overflow checks (wasm has no 128-bit multiply instruction).
+  narrow_ = monotone_ && state_.back() < (__int128(1) << 62) && acts_.back() < (__int128(1) << 62);
+  if (narrow_) {
+    state64_.assign(state_.begin(), state_.end());
+    acts64_.assign(acts_.begin(), acts_.end());
+  }
   work_max_.push_back(std::move(work));
   for (size_t span = 2; span <= n_; span *= 2) {
     const std::vector<int64_t>& prev = work_max_.back();
@@ -37,6 +44,12 @@ __int128 StageProfile::peak(size_t first, size_t last, int64_t mult) const {
   if (last <= first) return kWorkspace;  // no blocks
   const size_t k = size_t(63 - __builtin_clzll(uint64_t(last - first)));  // 2^k <= blocks < 2^(k+1)
   const int64_t work = std::max(work_max_[k][first], work_max_[k][last - (size_t(1) << k)]);
+  int64_t acts = 0, total = 0;
+  if (narrow_ && !__builtin_mul_overflow(acts64_[last] - acts64_[first], mult, &acts) &&
+      !__builtin_add_overflow(state64_[last] - state64_[first], acts, &total) &&
+      !__builtin_add_overflow(total, std::max<int64_t>(0, work), &total) &&
+      !__builtin_add_overflow(total, kWorkspace, &total))
+    return total;
   return (state_[last] - state_[first]) + __int128(mult) * (acts_[last] - acts_[first]) + std::max<int64_t>(0, work) +
          kWorkspace;
 }
@@ -198,6 +211,12 @@ int64_t SplitSolver::sharded_reserved(const std::string& strategy, int64_t n) {
 }
 
 std::optional<Split> SplitSolver::split(int64_t capacity, int64_t micro, int64_t max_cards) {
+  const auto key = std::make_tuple(capacity, micro, max_cards);
+  if (auto it = splits_.find(key); it != splits_.end()) return it->second;
+  return splits_.emplace(key, solve(capacity, micro, max_cards)).first->second;
+}
+
+std::optional<Split> SplitSolver::solve(int64_t capacity, int64_t micro, int64_t max_cards) {
   const MemoryModel& memory = memory_;
   auto fits = [&](int64_t peak) { return memory.reserved_for(peak) <= capacity; };
   // The largest peak one card holds.

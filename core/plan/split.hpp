@@ -5,6 +5,7 @@
 #pragma once
 #include <map>
 #include <optional>
+#include <tuple>
 #include <utility>
 
 #include "plan.hpp"
@@ -35,6 +36,8 @@ class StageProfile {
  private:
   size_t n_ = 0;
   std::vector<__int128> state_, acts_;         // prefix sums, size n + 1
+  bool narrow_ = false;                         // the prefix sums fit 62 bits: 64-bit copies below
+  std::vector<int64_t> state64_, acts64_;
   std::vector<std::vector<int64_t>> work_max_;  // sparse table: max of work + work_fixed over 2^k blocks
   bool monotone_ = true;                        // every term non-negative (stage peaks grow with blocks)
 };
@@ -64,6 +67,7 @@ class SplitSolver {
   int64_t sharded_reserved(const std::string& strategy, int64_t n);
 
  private:
+  std::optional<Split> solve(int64_t capacity, int64_t micro_batches, int64_t max_cards);
   // Per-rank peak (batch 1) of sharding strategy `stage` (0: tensor parallel) over n ranks.
   int64_t sharded(int stage, int64_t n);
   std::array<double, MemoryModel::kComponents> scales(int stage, int64_t n) const;
@@ -74,6 +78,8 @@ class SplitSolver {
   std::map<std::pair<int, int64_t>, int64_t> sharded_;
   // Per strategy, each event's batch-1 bytes of the unscaled and the 1/n-scaled components.
   std::map<int, std::vector<std::pair<double, double>>> split_terms_;
+  // Answers by (capacity, micro-batches, max cards): cards of one size share them.
+  std::map<std::tuple<int64_t, int64_t, int64_t>, std::optional<Split>> splits_;
 };
 
 /// The split of `memory` (batch 1) over cards of `capacity` bytes, or nothing if even `max_cards`

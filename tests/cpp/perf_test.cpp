@@ -475,3 +475,54 @@ TEST_CASE("the memo keeps apart blocks that a name-matching option tells apart")
   CHECK(all.blocks()[l0].acts == one.blocks()[l0].acts);
   CHECK(all.blocks()[l1].acts == one.blocks()[l0].acts);
 }
+
+TEST_CASE("a stage's peak in 64 bits equals the 128-bit sum, up to and past the 64-bit range") {
+  std::mt19937_64 rng(20261201);
+  for (int trial = 0; trial < 400; ++trial) {
+    // Block sizes from a few bytes to 2^59: most profiles stay narrow, some overflow the 64-bit
+    // product or sum (then peak() takes the 128-bit path), some pass 2^62 (no 64-bit copies).
+    const int shift = int(rng() % 60);
+    std::vector<BlockMemory> blocks(1 + rng() % 40);
+    for (auto& b : blocks) {
+      b.state = int64_t(rng() >> (64 - shift - 1));
+      b.acts = int64_t(rng() >> (64 - shift - 1));
+      b.work = int64_t(rng() >> (64 - shift - 1));
+      b.work_fixed = int64_t(rng() % 1000);
+    }
+    const StageProfile profile(blocks);
+    for (int q = 0; q < 20; ++q) {
+      const size_t first = rng() % blocks.size(), last = first + 1 + rng() % (blocks.size() - first);
+      const int64_t mult = 1 + int64_t(rng() % 64);
+      __int128 state = 0, acts = 0;
+      int64_t work = 0;
+      for (size_t i = first; i < last; ++i) {
+        state += blocks[i].state;
+        acts += blocks[i].acts;
+        work = std::max(work, blocks[i].work + blocks[i].work_fixed);
+      }
+      const __int128 want = state + __int128(mult) * acts + work + (int64_t(32) << 20);
+      INFO("trial " << trial << " blocks [" << first << ", " << last << ") x" << mult << " shift " << shift);
+      CHECK((profile.peak(first, last, mult) == want));
+    }
+  }
+}
+
+TEST_CASE("trace_model's block cost classes group exactly the blocks of one signature, every golden model") {
+  for (const auto& f : golden_files()) {
+    const Model m = trace_golden(f.filename().string());
+    REQUIRE(m.cost_class.size() == m.blocks.size());
+    CHECK(m.cost_class == block_cost_classes(m));
+    for (size_t bi = 0; bi < m.blocks.size(); ++bi) {
+      const size_t c = size_t(m.cost_class[bi]);
+      INFO(f.filename().string() << " " << m.blocks[bi].name);
+      REQUIRE(c <= bi);
+      CHECK(m.cost_class[c] == int32_t(c));  // a class is named by its first block
+      const bool same = structural_signature(m.blocks[c]) == structural_signature(m.blocks[bi]);
+      CHECK(same);
+      for (size_t earlier = 0; earlier < c; ++earlier)  // and no earlier block was its equal
+        if (structural_signature(m.blocks[earlier]) == structural_signature(m.blocks[bi]) &&
+            m.blocks[bi].domain != Domain::vision)
+          FAIL_CHECK("block " << bi << " matches " << earlier << " before its class " << c);
+    }
+  }
+}
