@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace cardfit {
 
@@ -58,6 +59,31 @@ bool StageProfile::some_block_exceeds(int64_t limit) const {
   for (size_t i = 0; i < n_; ++i)
     if (peak(i, i + 1, 1) > limit) return true;
   return false;
+}
+
+int64_t StageProfile::fewest_stages(int64_t micro, int64_t limit) const {
+  int64_t stages = 0;
+  size_t last = n_;  // blocks [last, n) are placed
+  while (last > 0) {
+    const int64_t mult = std::min(stages + 1, std::max<int64_t>(1, micro));
+    auto fits = [&](size_t first) { return peak(first, last, mult) <= limit; };
+    if (!fits(last - 1)) return 0;
+    size_t first = last - 1;  // fits; gallop towards the front, then bisect
+    size_t step = 1;
+    while (first >= step && fits(first - step)) {
+      first -= step;
+      step *= 2;
+    }
+    size_t lo = first >= step ? first - step : 0;  // lo does not fit, or is 0 and unknown
+    if (lo == 0 && fits(0)) first = 0;
+    while (first - lo > 1) {
+      const size_t mid = lo + (first - lo) / 2;
+      (fits(mid) ? first : lo) = mid;
+    }
+    last = first;
+    ++stages;
+  }
+  return stages;
 }
 
 std::vector<int64_t> StageProfile::greedy(int64_t stages, int64_t micro, double limit) const {
@@ -235,6 +261,14 @@ std::optional<Split> SplitSolver::solve(int64_t capacity, int64_t micro, int64_t
     first_p = int64_t(std::max<__int128>(2, std::min<__int128>(need, int64_t(1) << 40)));
   }
   if (nblocks > 0 && !(profile_.monotone() && profile_.some_block_exceeds(limit))) {
+    // No forward greedy over fewer stages than the fewest any cut needs can succeed (a cut it
+    // finds over s <= p stages holds with s stages' multipliers, which are no larger), so the
+    // search starts there: the same answer without walking every count below it.
+    // (The limit below 2^53, where greedy's double comparison is exact; none at all: no count.)
+    if (profile_.monotone() && limit < (int64_t(1) << 53)) {
+      const int64_t fewest = profile_.fewest_stages(micro, limit);
+      first_p = fewest > 0 ? std::max(first_p, fewest) : std::numeric_limits<int64_t>::max();
+    }
     for (int64_t p = first_p; p <= std::min(max_cards, nblocks); ++p) {
       int64_t fullest = 0;
       std::vector<int64_t> cut = pipeline_cut(profile_, p, micro, limit, &fullest);

@@ -26,6 +26,10 @@ class StageProfile {
   /// holds min(stages − k, micro) micro-batches); empty if `stages` stages cannot hold every block.
   /// O(stages × log blocks).
   std::vector<int64_t> greedy(int64_t stages, int64_t micro, double limit) const;
+  /// The fewest stages of any cut whose stages all peak at or under `limit` (stage k of p holding
+  /// min(p − k, micro) micro-batches), by a greedy from the last stage backwards (whose
+  /// multipliers do not depend on p); 0 if none. Monotone profiles only. O(stages × log blocks).
+  int64_t fewest_stages(int64_t micro, int64_t limit) const;
   /// Sum of every block's state and activations (a lower bound on the stages' peaks together).
   __int128 state_and_acts() const { return state_.back() + acts_.back(); }
   /// Whether a block alone (one micro-batch) exceeds `limit`: then no cut fits.

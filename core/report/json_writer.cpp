@@ -47,8 +47,12 @@ JsonWriter& JsonWriter::value(std::string_view s) {
 
 void JsonWriter::write_string(std::string_view s) {
   out_ += '"';
-  for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
+  size_t plain = 0;  // the start of the run of characters that need no escape, copied at once
+  for (size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out_.append(s.data() + plain, i - plain);
+    plain = i + 1;
     switch (c) {
       case '"': out_ += "\\\""; break;
       case '\\': out_ += "\\\\"; break;
@@ -57,16 +61,14 @@ void JsonWriter::write_string(std::string_view s) {
       case '\n': out_ += "\\n"; break;
       case '\r': out_ += "\\r"; break;
       case '\t': out_ += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", unsigned(c));
-          out_ += buf;
-        } else {
-          out_ += ch;
-        }
+      default: {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\u%04x", unsigned(c));
+        out_ += buf;
+      }
     }
   }
+  out_.append(s.data() + plain, s.size() - plain);
   out_ += '"';
 }
 

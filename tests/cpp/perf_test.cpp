@@ -526,3 +526,26 @@ TEST_CASE("trace_model's block cost classes group exactly the blocks of one sign
     }
   }
 }
+
+TEST_CASE("the fewest stages from the back equal the first stage count whose forward greedy holds every block") {
+  std::mt19937_64 rng(7);
+  int checked = 0;
+  for (int trial = 0; trial < 600; ++trial) {
+    std::vector<BlockMemory> blocks(1 + rng() % 30);
+    for (auto& b : blocks) {
+      b.state = int64_t(rng() % 4000) << 20;
+      b.acts = int64_t(rng() % 3000) << 20;
+      b.work = int64_t(rng() % 2000) << 20;
+    }
+    const StageProfile profile(blocks);
+    const int64_t micro = 1 + int64_t(rng() % 6);
+    const int64_t limit = (int64_t(1) << 25) + (int64_t(rng() % 20000) << 20);
+    int64_t first_forward = 0;  // the plain loop: the first p whose greedy holds every block
+    for (int64_t p = 1; p <= int64_t(blocks.size()) && first_forward == 0; ++p)
+      if (!profile.greedy(p, micro, double(limit)).empty()) first_forward = p;
+    INFO("trial " << trial << " blocks " << blocks.size() << " micro " << micro);
+    CHECK(profile.fewest_stages(micro, limit) == first_forward);
+    checked += first_forward > 0;
+  }
+  CHECK(checked > 200);  // most profiles are feasible: the equality is not only 0 == 0
+}
