@@ -23,7 +23,7 @@ function parallelView(r, h) {
   const names = h.cardNames(r.cards);
   const cardOf = (id) => h.list(r.cards).find((c) => c.id === id) || { id, name: id };
   const val = (v) => (h.isNum(v) ? String(v) : null);
-  const title = `Multi-GPU: ${parallelLabel(x.strategy)} over ${h.int(l.gpus)} GPUs`;
+  const title = `Multi-GPU: ${parallelLabel(x.strategy)} over ${h.int(l.gpus)} GPU${l.gpus === 1 ? '' : 's'}`;
   const layout = el('p', { className: 'muted', id: 'parallel-layout' },
     `dp ${h.int(l.dp)} · shard group ${h.int(l.shard_group)} · tp ${h.int(l.tp)} · cp ${h.int(l.cp)} · ep ${h.int(l.ep)} · reshard_after_forward ${h.int(l.reshard_after_forward)}`,
     l.offload_optimizer ? ' · optimizer offloaded' : '', l.offload_params ? ' · parameters offloaded' : '',
@@ -69,7 +69,7 @@ function parallelView(r, h) {
         return el('td', { className: `num${warn ? ' not-recommended' : ''}`, dataset: { strategy: key }, 'data-value': val(s.gpus),
           title: [`${h.int(s.gpus)} GPUs, ${h.bytes(s.per_rank_reserved_bytes)} per rank`, s.host_bytes > 0 ? `, ${h.bytes(s.host_bytes)} host memory per rank` : '', s.topology && s.topology.note ? `. ${s.topology.note}` : ''].join('') },
         warn ? el('span', { 'aria-hidden': 'true' }, '⚠ ') : null, el('span', { className: 'main' }, h.int(s.gpus)),
-        warn ? el('small', null, ' not recommended') : null,
+        warn ? el('span', { className: 'visually-hidden' }, ' not recommended') : null,
         s.host_bytes > 0 ? el('small', null, ` host ${h.bytes(s.host_bytes)}`) : null);
       }),
       el('td', { className: 'reason' }, bad.length ? h.text(bad[0].topology.note) : ''));
@@ -83,7 +83,7 @@ function parallelView(r, h) {
   return el('section', { id: 'parallel', className: 'block', 'aria-labelledby': 'parallel-h' },
     el('h2', { id: 'parallel-h' }, title), layout, x.note ? el('p', { className: 'note', id: 'parallel-note' }, h.text(x.note)) : null,
     onPriced, topology,
-    el('div', { className: 'two' }, perRank, el('div', null, phases, hostTable)),
+    perRank, phases, hostTable,
     smallest, assumptions);
 }
 

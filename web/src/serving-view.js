@@ -63,7 +63,7 @@ function servingRule(s, row, cardName, h) {
     case 'tgi':
       return `${on}TGI keeps cuda_memory_fraction × TGI_WIGGLE_ROOM = ${servingFraction(k.memory_fraction)} of ${h.bytes(row.capacity_bytes)}, less weights, the warmup prefill of max_batch_prefill_tokens ${h.int(k.profile_tokens)} and the CUDA context: ${h.int(row.kv_tokens)} tokens of KV (max_batch_total_tokens) in blocks of ${h.int(row.block_tokens)}; concurrency = min(max_concurrent_requests ${h.int(k.max_seqs)}, KV ÷ ${seq}) ${result}`;
     case 'llamacpp':
-      return `${on}llama.cpp keeps the K and V caches of the ${h.int(k.gpu_layers)} offloaded layers in what the card has after the GGUF weights, a compute buffer of n_ubatch ${h.int(k.profile_tokens)} tokens and the CUDA context (${h.bytes(row.kv_bytes)}); slots = ⌊KV ÷ ${seq}⌋ ${result} (run with -np slots and -c slots × max_model_len)`;
+      return `${on}llama.cpp keeps the K and V caches of the ${h.int(k.gpu_layers)} offloaded layers in what the card has after the GGUF weights, a compute buffer of n_ubatch ${h.int(k.profile_tokens)} tokens and the CUDA context (${h.bytes(row.kv_bytes)}); slots (-np, with -c = slots × max_model_len) = ⌊KV ÷ ${seq}⌋ ${result}`;
     default:
       return `${on}generate() runs a static batch; concurrency is the card solver's largest serve batch: the weights, the prefill working set and every sequence's KV cache grown to serve_seq ${h.int(s.max_model_len)} tokens (${h.bytes(row.sequence_bytes)} each) ${result}`;
   }
@@ -115,19 +115,23 @@ function servingView(r, h) {
       el('td', { className: 'num blocks' }, x.fits ? blocks : h.DASH),
       el('td', { className: 'num concurrency', 'data-value': val(x.concurrency) }, el('span', { className: 'main' }, x.fits ? h.int(x.concurrency) : 'does not fit'),
         cap ? el('small', null, ' (the cap)') : null),
-      el('td', { className: 'num batch' }, x.fits ? h.int(x.workload_batch) : h.DASH),
+      el('td', { className: 'num batch' }, x.fits ? h.int(x.workload_batch) : h.DASH,
+        x.fits && x.knobs && x.knobs.max_seqs > 0 && x.workload_batch === x.knobs.max_seqs ? el('small', null, ' (the cap)') : null),
       el('td', { className: 'num prefill' }, rate(x.input_tokens_per_second)),
       el('td', { className: 'num decode' }, rate(x.output_tokens_per_second)),
       el('td', { className: 'num usd-out', 'data-value': x.priced ? val(x.usd_per_m_output) : null }, x.priced ? h.usd(x.usd_per_m_output) : x.fits ? 'no price' : h.DASH));
   });
   const perCard = h.table(null, ['Card', 'Fits', `#Weights${perRank}`, `#KV cache${perRank}`, '#KV blocks × tokens', `#Sequences at ${h.int(s.max_model_len)}`,
-    `#Batch at ${h.int(s.prompt_tokens)} + ${h.int(s.output_tokens)}`, '#Prefill tok/s', '#Decode tok/s', '#$/M output'], body, 'serving');
+    `#Batch at ${h.int(s.prompt_tokens)} + ${h.int(s.output_tokens)}`, '#Input tok/s (prefill)', '#Output tok/s (decode)', '#$/M output'], body, 'serving');
 
   const notes = el('ul', { className: 'notes', id: 'serving-notes' },
     el('li', null, `Roofline: prefill at the card's dense peak × MFU ${servingFraction(s.mfu)}; a decode step reads the weights and the batch's KV cache at ${servingFraction(s.bandwidth_efficiency)} of the peak bandwidth. Tokens/s are per card over one round (the batch's prompts, then ${h.int(s.output_tokens)} decode steps); $/M output charges the whole round to the output tokens.`),
     h.list(s.notes).map((n) => el('li', null, h.text(n))));
 
-  const details = [main ? el('p', { id: 'serving-rule' }, servingRule(s, main, cardName(main.card), h)) : null,
+  // The rule is worded on a card that fits (the priced one when it does).
+  const ruleRow = main && main.fits ? main : rows.find((x) => x.fits);
+  const details = [el('p', { id: 'serving-rule' }, ruleRow ? servingRule(s, ruleRow, cardName(ruleRow.card), h)
+    : `No card of the catalog holds the weights and ${engine}'s working memory at tp ${h.int(s.tp)}.`),
     el('div', { className: 'two' }, knobList, budget), perCard, notes];
   return el('section', { id: 'serving', className: `block${serving ? ' serving-open' : ''}`, 'aria-labelledby': 'serving-h' },
     el('h2', { id: 'serving-h' }, `Serving with ${engine}`),
