@@ -168,6 +168,19 @@ test('multi-GPU: FSDP over 4 GPUs shows the report\'s per-rank bytes, the smalle
   assert.deepEqual(ctx.refused, []);
 });
 
+test('phone width: the panels\' wide tables scroll in their box, the page does not scroll sideways', T, async () => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  const sideways = () => page.evaluate(() => document.documentElement.scrollWidth - innerWidth);
+  await rerendered(page, () => page.locator('input[name=mode][value=full]').check());
+  await page.locator('#parallel table.smallest').waitFor();
+  assert.equal(await sideways(), 0, 'full fine-tune with the multi-GPU table');
+  await rerendered(page, () => page.locator('input[name=mode][value=serve]').check());
+  await rerendered(page, () => page.locator('#opt-engine').selectOption('vllm'));
+  await page.locator('#serving table.serving').waitFor();
+  assert.equal(await sideways(), 0, 'serving open, with the engine\'s notes');
+  await page.setViewportSize({ width: 1200, height: 820 });
+});
+
 test('the widget is untouched: no panel in it, the same view with an engine set', T, async () => {
   const widgetJs = readText('dist/cardfit-widget.js');
   assert.ok(!widgetJs.includes('web/src/serving-view.js') && !widgetJs.includes('web/src/parallel-view.js'));
