@@ -132,7 +132,8 @@ function servingView(r, h) {
   const ruleRow = main && main.fits ? main : rows.find((x) => x.fits);
   const details = [el('p', { id: 'serving-rule' }, ruleRow ? servingRule(s, ruleRow, cardName(ruleRow.card), h)
     : `No card of the catalog holds the weights and ${engine}'s working memory at tp ${h.int(s.tp)}.`),
-    el('div', { className: 'two' }, knobList, budget), perCard, notes];
+    el('div', { className: 'two' }, el('div', null, main ? el('p', { className: 'muted' }, `Settings as ${engine} takes them on ${cardName(main.card)} (some defaults follow the card's size: see the table)`) : null, knobList),
+      budget), perCard, notes];
   return el('section', { id: 'serving', className: `block${serving ? ' serving-open' : ''}`, 'aria-labelledby': 'serving-h' },
     el('h2', { id: 'serving-h' }, `Serving with ${engine}`),
     summary,
