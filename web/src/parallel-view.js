@@ -10,7 +10,7 @@ const PARALLEL_LABELS = { none: 'one card', ddp: 'DDP', fsdp: 'FSDP', fsdp2: 'FS
 const parallelLabel = (s, offload) => `${PARALLEL_LABELS[s] || String(s)}${offload ? ' + offload' : ''}`;
 
 function parallelTopologyText(t, gpus, cardName, h) {
-  return [`${h.int(gpus)} × ${cardName}: ${h.int(t.nodes)} node${t.nodes === 1 ? '' : 's'} of up to ${h.int(t.cards_per_node)} cards; within a node ${h.text(t.intra_node)}`,
+  return [`${h.int(gpus)} × ${cardName} over ${h.int(t.nodes)} node${t.nodes === 1 ? '' : 's'} of up to ${h.int(t.cards_per_node)} cards; within a node ${h.text(t.intra_node)}`,
     t.inter_node ? `; between nodes ${t.inter_node}` : '', '.',
     t.recommended ? '' : ' Not recommended.', t.note ? ` ${t.note}` : ''].join('');
 }
@@ -61,7 +61,7 @@ function parallelView(r, h) {
   const rows = h.list(x.cards).map((c) => {
     const bad = h.list(c.smallest).filter((s) => s.gpus !== null && s.topology && !s.topology.recommended);
     return el('tr', { className: bad.length ? 'not-recommended' : '', dataset: { card: c.id } },
-      h.rowHead(names(c)),
+      h.rowHead([names(c), c.interconnect ? el('small', { className: 'muted' }, c.interconnect === 'none' ? ' PCIe only' : ` ${c.interconnect}`) : null]),
       h.list(c.smallest).map((s) => {
         const key = s.strategy + (s.offload ? '+offload' : '');
         if (s.gpus === null) return el('td', { className: 'num none', dataset: { strategy: key }, title: 'No N the core searched fits one rank on this card.' }, h.DASH);
