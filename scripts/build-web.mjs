@@ -23,7 +23,7 @@ if (!existsSync(moduleFile)) {
 }
 
 // The page's and the widget's sources, in order: later files use what earlier ones define.
-const PAGE_SOURCES = ['format.js', 'charts.js', 'batch.js', 'render.js', 'fit.js', 'state.js', 'hub.js', 'sources.js', 'planner.js', 'exports.js', 'changes.js', 'compare.js',
+const PAGE_SOURCES = ['format.js', 'charts.js', 'batch.js', 'render.js', 'fit.js', 'serving-view.js', 'parallel-view.js', 'state.js', 'hub.js', 'sources.js', 'planner.js', 'exports.js', 'changes.js', 'compare.js',
   'hub-panel.js', 'history-panel.js', 'exports/settings.js', 'exports/accelerate.js', 'exports/deepspeed.js', 'exports/trl.js', 'exports/axolotl.js',
   'exports/torchtune.js', 'exports/measure.js', 'exports/targets.js', 'app.js', 'export-menu.js'];
 const WIDGET_SOURCES = ['format.js', 'charts.js', 'state.js', 'hub.js', 'sources.js', 'fit.js', 'widget.js'];

@@ -325,7 +325,7 @@ function twinsSection(r, ctx) {
 
 function renderReport(r, ctx) {
   const parts = [];
-  for (const part of [heroSection, countSection, memorySection, batchSection, cardsSection, fitSection, costSection, structureSection, checksSection, assumptionsSection, twinsSection, cliSection]) {
+  for (const part of [heroSection, countSection, memorySection, batchSection, cardsSection, fitSection, servingSection, parallelSection, costSection, structureSection, checksSection, assumptionsSection, twinsSection, cliSection]) {
     try {
       parts.push(part(r, ctx));
     } catch (e) {
