@@ -4,8 +4,10 @@
 // web/src/hub.js (loaded before this file: SourceError and headerLength are its). Not a planner:
 // it returns text for the core.
 
+import { SourceError, headerLength } from './hub.js';
+
 // What a dropped or chosen file is: 'safetensors', 'index' or 'config' (by name, then content).
-async function readDroppedFile(file) {
+export async function readDroppedFile(file) {
   const name = file.name || 'file';
   if (/\.safetensors$/i.test(name)) {
     const n = headerLength(await file.slice(0, 8).arrayBuffer());
