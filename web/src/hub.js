@@ -1,5 +1,5 @@
-// web/src/hub.js: the Hugging Face hub client shared by the page, the widget (concatenated into
-// their one function scope by scripts/build-web.mjs) and the CLI (require()d by scripts/cardfit,
+// web/src/hub.js: the Hugging Face hub client shared by the page, the widget (imported into
+// their bundles by scripts/build-web.mjs) and the CLI (require()d by scripts/cardfit,
 // using Node 20's global fetch). It reads, never writes:
 //   {hub}/api/models/{id}[/revision/{rev}]     metadata: downloads, likes, lastModified, gated,
 //                                              library_name, pipeline_tag, safetensors.total

@@ -24,7 +24,7 @@ export function section(id, title, ...body) {
 }
 
 // The measured error of the estimates for the plan's task, from docs/accuracy.md's generated
-// summary (ACCURACY: embedded by scripts/build-web.mjs; absent in the widget).
+// summary (ACCURACY: the cardfit:accuracy module of scripts/build-web.mjs; null in the widget).
 const ACCURACY_TASKS = { full: ['full_finetune', 'full fine-tune'], lora: ['lora', 'LoRA'], qlora: ['qlora', 'QLoRA'], serve: ['inference', 'serving'] };
 export function accuracyNote(mode) {
   if (typeof ACCURACY !== 'object' || !ACCURACY) return null;

@@ -50,8 +50,8 @@ export async function unpackText(s) {
   throw new Error(`unknown text encoding "${s.slice(0, 2)}"`);
 }
 
-// Options as the fragment spells them, typed by the core's option schema (OPTION_SCHEMA, put
-// first in the page and the widget by scripts/build-web.mjs from cardfit.describe).
+// Options as the fragment spells them, typed by the core's option schema (OPTION_SCHEMA: the
+// cardfit:option-schema module that scripts/build-web.mjs makes from cardfit.describe).
 export const OPTION_SPECS = new Map(OPTION_SCHEMA.options.map((o) => [o.name, o]));
 export const LIST_OPTIONS = new Set(OPTION_SCHEMA.options.filter((o) => o.type === 'names').map((o) => o.name));
 export function optionToString(name, v) {

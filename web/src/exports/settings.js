@@ -82,6 +82,6 @@ const zeroStage = (s) => ({ zero1: 1, zero2: 2, zero3: 3 }[s.strategy] || 0);
 const GB = (b) => `${(b / 1e9).toFixed(2)} GB`;
 
 // Passed to each target's render(settings, helpers): the targets are loaded alike by the page
-// (one scope) and by Node (one module each).
+// (one bundle) and by Node (one module each).
 export const EXPORT_HELPERS = { hfOptim, weightDtype, mixedPrecision, zeroStage, GB };
 
