@@ -8,7 +8,7 @@
 // esbuild follows their imports and inlines them as one function scope each (no globals, nothing
 // fetched: Chromium runs no module script from file://). What the build knows and the sources do
 // not comes in as `cardfit:` modules (virtualModules below). Not the wasm build (wasm/CMakeLists.txt).
-import { build } from 'esbuild';
+import { bundleWeb } from './web-bundle.mjs';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -70,25 +70,8 @@ const virtualModules = {
   },
 };
 
-// One entry module and everything it imports → the text of one script (an IIFE: defines nothing
-// global). Unused exports are dropped; the code is left readable (not minified).
-async function bundle(entry, modules) {
-  const result = await build({
-    entryPoints: [web(`src/${entry}`)], bundle: true, write: false, format: 'iife', platform: 'browser',
-    charset: 'utf8', legalComments: 'none', logLevel: 'silent',
-    plugins: [{
-      name: 'cardfit-virtual',
-      setup(b) {
-        b.onResolve({ filter: /^cardfit:/ }, (args) => ({ path: args.path, namespace: 'cardfit' }));
-        b.onLoad({ filter: /.*/, namespace: 'cardfit' }, (args) => (args.path in modules ? { contents: modules[args.path], loader: 'js' }
-          : { errors: [{ text: `build-web: no module "${args.path}" in this bundle (${entry})` }] }));
-      },
-    }],
-  });
-  return result.outputFiles[0].text;
-}
-const pageScript = await bundle('app.js', virtualModules.page);
-const widgetScript = await bundle('widget.js', virtualModules.widget);
+const pageScript = (await bundleWeb('app.js', virtualModules.page)).text;
+const widgetScript = (await bundleWeb('widget.js', virtualModules.widget)).text;
 
 const manifest = JSON.parse(read(web('examples/examples.json')));
 const examples = manifest.map(({ id, file, checkpoint_total: ck }) => ({ id, text: read(web(`examples/${file}`)), ...(ck ? { checkpoint_total: ck } : {}) }));
