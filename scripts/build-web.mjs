@@ -4,8 +4,11 @@
 //   dist/cardfit-widget.js   the <cardfit-plan> embed widget, self-contained (wasm inlined)
 //   dist/widget-demo.html    a plain page that uses the widget
 //   dist/cardfit.mjs         the npm package's ESM entry over dist/cardfit.js
-// Not a bundler and not the wasm build (that is wasm/CMakeLists.txt): plain text substitution of
-// the explicit file lists below, each script wrapped in one function scope (no globals).
+// The page and the widget are ES modules (web/src/app.js, web/src/widget.js and what they import);
+// esbuild follows their imports and inlines them as one function scope each (no globals, nothing
+// fetched: Chromium runs no module script from file://). What the build knows and the sources do
+// not comes in as `cardfit:` modules (virtualModules below). Not the wasm build (wasm/CMakeLists.txt).
+import { bundleWeb } from './web-bundle.mjs';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -22,21 +25,16 @@ if (!existsSync(moduleFile)) {
   process.exit(1);
 }
 
-// The page's and the widget's sources, in order: later files use what earlier ones define.
-const PAGE_SOURCES = ['format.js', 'charts.js', 'batch.js', 'render.js', 'fit.js', 'serving-view.js', 'parallel-view.js', 'state.js', 'hub.js', 'sources.js', 'planner.js', 'exports.js', 'changes.js', 'compare.js',
-  'hub-panel.js', 'history-panel.js', 'exports/settings.js', 'exports/accelerate.js', 'exports/deepspeed.js', 'exports/trl.js', 'exports/axolotl.js',
-  'exports/torchtune.js', 'exports/measure.js', 'exports/targets.js', 'app.js', 'export-menu.js'];
-const WIDGET_SOURCES = ['format.js', 'charts.js', 'state.js', 'hub.js', 'sources.js', 'fit.js', 'widget.js'];
-
 // Inline script text must not close its own <script> element.
 function script(body, attributes = '') {
   if (/<\/script/i.test(body)) throw new Error('build-web: inlined script contains "</script"');
   return `<script${attributes}>\n${body}\n</script>`;
 }
-// The core's option schema, as the module exports it, is the first thing of both scripts: the
-// share link, the widget's attributes and the form's typing read OPTION_SCHEMA (web/src/state.js).
+// The core's option schema, as the module exports it (cardfit.describe): the share link, the
+// widget's attributes and the form's typing read it (import { OPTION_SCHEMA } from 'cardfit:option-schema').
 const { describe } = await createRequire(import.meta.url)(moduleFile).createCardfit();
-const schemaScript = `// ---- the core's option schema (cardfit.describe)\nconst OPTION_SCHEMA = ${JSON.stringify({ options: describe.options, groups: describe.groups }).replace(/</g, '\\u003c')};`;
+const asJs = (value) => JSON.stringify(value).replace(/</g, '\\u003c');
+const schemaModule = `export const OPTION_SCHEMA = ${asJs({ options: describe.options, groups: describe.groups })};`;
 // The measured accuracy the page states next to its estimates: read from the section of
 // docs/accuracy.md that scripts/accuracy --update-docs generates (the one place those numbers
 // live), never copied by hand. A change of that section's format fails the build here.
@@ -55,8 +53,25 @@ function accuracyData() {
   if (!tasks.all || !oom) throw new Error('build-web: docs/accuracy.md\'s generated summary has no "all" row or no out-of-memory line');
   return { tasks, oom_flagged: Number(oom[1]), oom_reports: Number(oom[2]) };
 }
-const accuracyScript = `// ---- docs/accuracy.md's generated summary (scripts/build-web.mjs)\nconst ACCURACY = ${JSON.stringify(accuracyData())};`;
-const sources = (files, extra = []) => [schemaScript, ...extra, ...files.map((f) => `// ---- web/src/${f}\n${read(web(`src/${f}`))}`)].join('\n');
+
+// The `cardfit:` modules of each bundle: values the build injects (tests/js/web-loader.mjs gives
+// Node's unit tests the same names). `cardfit:core` is the module's createCardfit, which the widget
+// file defines just outside the bundle (below); the page's planner runs the module in a worker.
+const virtualModules = {
+  page: {
+    'cardfit:option-schema': schemaModule,
+    'cardfit:accuracy': `export const ACCURACY = ${asJs(accuracyData())};`,
+  },
+  widget: {
+    'cardfit:option-schema': schemaModule,
+    'cardfit:accuracy': 'export const ACCURACY = null;',
+    'cardfit:widget-css': `export default ${asJs(read(web('widget.css')))};`,
+    'cardfit:core': 'export default createCardfit;',
+  },
+};
+
+const pageScript = (await bundleWeb('app.js', virtualModules.page)).text;
+const widgetScript = (await bundleWeb('widget.js', virtualModules.widget)).text;
 
 const manifest = JSON.parse(read(web('examples/examples.json')));
 const examples = manifest.map(({ id, file, checkpoint_total: ck }) => ({ id, text: read(web(`examples/${file}`)), ...(ck ? { checkpoint_total: ck } : {}) }));
@@ -69,7 +84,7 @@ const parts = {
   examples: () => script(JSON.stringify(examples).replace(/</g, '\\u003c'), ' type="application/json" id="examples"'),
   // Not executed by the page: the planner starts a worker from this text (web/src/planner.js).
   'cardfit-module': () => script(moduleText, ' type="text/plain" id="cardfit-module"'),
-  'app.js': () => script(`(function () {\n'use strict';\n${sources(PAGE_SOURCES, [accuracyScript])}\n})();`),
+  'app.js': () => script(`'use strict';\n${pageScript}`),
 };
 // Content-Security-Policy: scripts run only if their hash is listed (the page script, and the
 // module text the planner inserts as a script when no worker can start), so inline handlers
@@ -87,14 +102,12 @@ writeFileSync(dist('index.html'), html);
 
 // ---- dist/cardfit-widget.js: the module and the widget in one function scope; the only thing
 // it leaves behind is the custom element registration.
-const widgetCss = read(web('widget.css'));
 const widget = `/*! cardfit-widget.js: <cardfit-plan> — GPU memory and cost of a transformer, computed in the browser. docs/web.md */
 (function () {
 ${moduleText}
 ;(function () {
 'use strict';
-const WIDGET_CSS = ${JSON.stringify(widgetCss)};
-${sources(WIDGET_SOURCES)}
+${widgetScript}
 })();
 })();
 `;

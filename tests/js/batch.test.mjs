@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 const require = createRequire(import.meta.url);
 const root = new URL('../../', import.meta.url);
 const { createCardfit } = require(new URL('dist/cardfit.js', root).pathname);
-const { reportAtBatch, curvesFromEvents, curveBatches } = require(new URL('web/src/batch.js', root).pathname);
+const { reportAtBatch, curvesFromEvents, curveBatches } = await import(new URL('web/src/batch.js', root).href);
 const golden = (name) => JSON.stringify(JSON.parse(readFileSync(new URL(`tests/golden/models/${name}.json`, root), 'utf8')).config);
 const cardfit = await createCardfit();
 

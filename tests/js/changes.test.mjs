@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const require = createRequire(import.meta.url);
-const { analyseHistory, configDiff, indexChange } = require(join(root, 'web/src/changes.js'));
+const { analyseHistory, configDiff, indexChange } = await import(new URL('../../web/src/changes.js', import.meta.url).href);
 const gpt2 = readFileSync(join(root, 'web/examples/gpt2.json'), 'utf8');
 const commit = (n) => ({ id: `c${n}`, title: `commit ${n}`, date: `2024-01-0${n}` });
 let api, planned;

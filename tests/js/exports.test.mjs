@@ -15,7 +15,7 @@ import YAML from 'yaml';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const require = createRequire(import.meta.url);
-const { renderExport, EXPORT_TARGETS } = require(join(root, 'web/src/exports/targets.js'));
+const { renderExport, EXPORT_TARGETS } = await import(new URL('../../web/src/exports/targets.js', import.meta.url).href);
 const example = (f) => readFileSync(join(root, 'web/examples', f), 'utf8');
 const dir = mkdtempSync(join(tmpdir(), 'cardfit-exports-'));
 let api;

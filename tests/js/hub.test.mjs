@@ -15,7 +15,7 @@ import { historyRepo, historyCommits, HISTORY_ID } from '../hub-fixtures.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const require = createRequire(import.meta.url);
-const { makeHubClient, nextLink } = require(join(root, 'web/src/hub.js'));
+const { makeHubClient, nextLink } = await import(new URL('../../web/src/hub.js', import.meta.url).href);
 
 const QWEN3B_TOTAL = 3085938688;
 const UNTIED_EXTRA = 151936 * 2048;   // the lm_head an untied Qwen2.5-3B adds

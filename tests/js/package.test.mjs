@@ -40,7 +40,7 @@ test('the tarball holds what the package needs, and only that', () => {
   assert.deepEqual(files, ['CHANGELOG.md', 'README.md', 'dist/cardfit-widget.js', 'dist/cardfit.d.ts', 'dist/cardfit.js', 'dist/cardfit.mjs', 'docs/api.md',
     'package.json', 'scripts/cardfit', 'scripts/cardfit-hub.js', 'web/src/changes.js', 'web/src/exports/accelerate.js', 'web/src/exports/axolotl.js',
     'web/src/exports/deepspeed.js', 'web/src/exports/measure.js', 'web/src/exports/settings.js', 'web/src/exports/targets.js', 'web/src/exports/torchtune.js',
-    'web/src/exports/trl.js', 'web/src/hub.js']);
+    'web/src/exports/trl.js', 'web/src/hub.js', 'web/src/package.json']);
   assert.match(readFileSync(join(root, 'CHANGELOG.md'), 'utf8'), new RegExp(`^## ${pkg.version.replace(/\./g, '\\.')} — \\d{4}-\\d\\d-\\d\\d$`, 'm'), 'the CHANGELOG names this version');
   assert.match(pkg.version, /^\d+\.\d+\.\d+$/);
 });

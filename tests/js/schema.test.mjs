@@ -31,11 +31,8 @@ function sample(o) {
   }
 }
 
-// The page's scripts run as the build runs them: in one function scope, OPTION_SCHEMA first.
-function loadWebScripts(files, names) {
-  const body = files.map((f) => read(`web/src/${f}`)).join('\n');
-  return new Function('OPTION_SCHEMA', 'HTMLElement', `${body}\nreturn { ${names.join(', ')} };`)({ options, groups }, class {});
-}
+// The page's modules as the build bundles them, with the same injected schema (tests/js/web-loader.mjs).
+const { importWeb } = await import('./web-loader.mjs');
 
 test('the schema: 87 options with distinct flags, each in a group, every default stated', () => {
   assert.equal(options.length, 87);
@@ -103,7 +100,7 @@ test('the CLI builds its flags and usage from the schema and keeps the historica
 });
 
 test('a share link carries every option of the schema and reads it back with its type', async () => {
-  const { encodeState, decodeState } = loadWebScripts(['format.js', 'state.js'], ['encodeState', 'decodeState']);
+  const { encodeState, decodeState } = await importWeb('state.js');
   const all = Object.fromEntries(options.filter((o) => !o.flag_reads).map((o) => [o.name, sample(o)]));
   const back = await decodeState(await encodeState({ a: { text: '{"model_type": "gpt2"}' }, options: all, view: 'plan' }));
   assert.deepEqual(JSON.parse(JSON.stringify(back.options)), all);
@@ -112,8 +109,8 @@ test('a share link carries every option of the schema and reads it back with its
   assert.deepEqual(JSON.parse(JSON.stringify(odd.options)), { batch: '4x', grad_ckpt: 'yes', mfu: 0.5, serve_dtype: 'nf4', frobnicate: 1 });
 });
 
-test('the widget takes every option of the schema as an attribute', () => {
-  const { OPTION_ATTRS, attrOptions } = loadWebScripts(['format.js', 'state.js', 'sources.js', 'widget.js'], ['OPTION_ATTRS', 'attrOptions']);
+test('the widget takes every option of the schema as an attribute', async () => {
+  const { OPTION_ATTRS, attrOptions } = await importWeb('widget-attrs.js');
   assert.deepEqual([...OPTION_ATTRS].sort(), options.map((o) => o.name.replace(/_/g, '-')).sort());
   const attrs = { 'grad-ckpt': '', 'double-quant': 'false', 'serve-dtype': 'nf4', 'lora-rank': '8', prices: 'h100-sxm:2.5', 'lora-targets': 'q_proj,v_proj', mfu: '0.3', images: '0' };
   const node = { hasAttribute: (a) => a in attrs, getAttribute: (a) => attrs[a] };

@@ -2,13 +2,30 @@
 // asks the core for a plan (web/src/planner.js: in a worker), renders the report
 // (web/src/render.js), keeps the share link in the URL fragment (web/src/state.js) and serves the
 // exports and the compare view. Not a planner: every number comes from the core's report.
+//
+// One store (web/src/store.js) holds the page's state; handlers only set it (or start a plan,
+// whose result they set), and each view is one render subscribed to the slices it reads (the
+// "Views" section below). docs/web.md, "The store", says how to add a view.
+
+import { HUB_DEFAULT } from './hub.js';
+import { addChildren, cardNames, el, int, isNum, lineOfPath, list, modelName, planHeadline, text, units } from './format.js';
+import { createStore } from './store.js';
+import { LIST_OPTIONS, decodeState, encodeState } from './state.js';
+import { makePlanner } from './planner.js';
+import { makeHistoryPanel } from './history-panel.js';
+import { hubExtras, pageHub } from './hub-panel.js';
+import { readDroppedFile } from './sources.js';
+import { badgeJson, cardsCsv, cliCommand, copyText, download, embedSnippet, fileStem } from './exports.js';
+import { curvesFromEvents, reportAtBatch } from './batch.js';
+import { renderReport } from './render.js';
+import { renderCompare } from './compare.js';
+import { addTrainingExports } from './export-menu.js';
 
 const $ = (selector, root) => (root || document).querySelector(selector);
 const $$ = (selector, root) => [...(root || document).querySelectorAll(selector)];
 
 const examples = JSON.parse($('#examples').textContent);
 const planner = makePlanner($('#cardfit-module').textContent);
-const historyPanel = makeHistoryPanel({ planner, endpoint: () => state.hub || HUB_DEFAULT, options: () => ({ ...state.options, checkpoint_total: undefined }) });
 const form = $('#options');
 const reportBox = $('#report');
 const compareBox = $('#compare');
@@ -16,16 +33,6 @@ const statusBox = $('#plan-status');
 const announce = $('#announce');
 const stateError = $('#state-error');
 const embedBox = $('#embed-snippet');
-
-const state = { a: null, b: null, options: {}, view: 'plan', hub: '' };
-const reports = { a: null, b: null };       // the last good report of each slot
-const results = { a: null, b: null };       // the last result (good or not)
-const planned = { a: null, b: null };       // the last core report with its text and options but the batch
-const ownText = { a: '', b: '' };           // what the user typed, kept when an example is picked
-const panels = {};
-let generation = 0;
-let lastFragment = '';
-let catalogPrices = null;                   // placeholders: the catalog's price per card
 
 // ---------------------------------------------------------------------------------------------
 // Preferences: theme and units (kept in localStorage where the browser allows it).
@@ -40,12 +47,37 @@ function applyTheme(v) { document.documentElement.dataset.theme = v || 'auto'; }
 $('#theme').value = pref('theme') || 'auto';
 applyTheme($('#theme').value);
 $('#theme').addEventListener('change', (e) => { applyTheme(e.target.value); pref('theme', e.target.value); });
-$('#units').value = pref('units') || 'gb';
-units.binary = $('#units').value === 'gib';
-$('#units').addEventListener('change', (e) => { units.binary = e.target.value === 'gib'; pref('units', e.target.value); rerender(); scheduleFragment(); });
 
 // ---------------------------------------------------------------------------------------------
-// Source panels (model A, model B): example picker, hub id, file drop, paste box.
+// The store. A slot (a: the model, b: compare's model B) is {text, label, hubId, header, index,
+// checkpointTotal, example, hubMeta} (header/index: {name, text}; hubMeta: what the hub said, for
+// its panel). results: each slot's last plan result, good or not ({ok: false, none: why} when the
+// slot has no model); reports: each slot's last good report; planned: the last core report of a
+// slot with the text and the options but the batch it was asked with (a batch change alone is
+// re-evaluated from it: web/src/batch.js); own: what the user typed, kept when an example is
+// picked; history: the revision history asked for. The hub token is not here: it stays in
+// web/src/hub-panel.js's memory, out of anything that is stored or shared.
+const store = createStore({
+  a: null, b: null, options: {}, view: 'plan', hub: '', units: pref('units') === 'gib' ? 'gib' : 'gb',
+  results: { a: null, b: null }, reports: { a: null, b: null }, planned: { a: null, b: null }, own: { a: '', b: '' },
+  history: null,
+});
+const S = () => store.get();
+const setIn = (key, slot, value) => store.set({ [key]: { ...S()[key], [slot]: value } });
+units.binary = S().units === 'gib';
+
+const historyPanel = makeHistoryPanel({ planner, endpoint: () => S().hub || HUB_DEFAULT, options: () => ({ ...S().options, checkpoint_total: undefined }) });
+let generation = 0;
+let lastFragment = '';
+let catalogPrices = null;                   // placeholders: the catalog's price per card
+let firstPlan = true;
+
+$('#units').addEventListener('change', (e) => { pref('units', e.target.value); store.set({ units: e.target.value === 'gib' ? 'gib' : 'gb' }); });
+
+// ---------------------------------------------------------------------------------------------
+// Source panels (model A, model B): example picker, hub id, file drop, paste box. Their inputs set
+// the slot; renderSource (below) shows it.
+const panels = {};
 function sourcePanel(slot) {
   const p = slot === 'a' ? '' : 'b-';
   const ui = {};
@@ -58,7 +90,7 @@ function sourcePanel(slot) {
   ui.checkpoint = el('div', { id: `${p}checkpoint`, className: 'checkpoint-chips', 'aria-live': 'polite' });
   ui.config = el('textarea', { id: `${p}config`, spellcheck: false, autocomplete: 'off', rows: 12, 'aria-describedby': `${p}error`, wrap: 'off' });
   ui.error = el('div', { id: `${p}error`, className: 'error-box', 'aria-live': 'polite', hidden: true });
-  ui.hubExtras = hubExtras(slot, { onHistory: (id) => historyPanel.open(id) });
+  ui.hubExtras = hubExtras(slot, { onHistory: (id) => store.set({ history: { id } }) });
   ui.examples = examples.map((x, i) => el('option', { value: String(i) }, x.id));
   ui.example.replaceChildren(...ui.examples, el('option', { value: 'own' }, 'your own config'));
   const hubForm = el('form', { className: 'hub', id: `${p}hub-form`, role: 'search' },
@@ -71,7 +103,7 @@ function sourcePanel(slot) {
     ui.config, ui.error);
 
   ui.example.addEventListener('change', () => {
-    if (ui.example.value === 'own') setSlot(slot, { text: ownText[slot], label: '' });
+    if (ui.example.value === 'own') setSlot(slot, { text: S().own[slot], label: '' });
     else {
       forgetLoraTargets();  // the ticked modules were another model's: the core refuses unknown names
       useExample(slot, Number(ui.example.value));
@@ -80,13 +112,9 @@ function sourcePanel(slot) {
   });
   let typing = 0;
   ui.config.addEventListener('input', () => {
-    ownText[slot] = ui.config.value;
-    const s = state[slot] || {};
-    const hadTotal = isNum(s.checkpointTotal);
-    state[slot] = { ...s, text: ui.config.value, label: '', hubId: '', checkpointTotal: undefined, example: '' };
-    ui.example.value = 'own';
-    ui.hubExtras.clear();
-    if (hadTotal) showCheckpoint(slot);
+    const s = S()[slot] || {};
+    store.set({ own: { ...S().own, [slot]: ui.config.value },
+      [slot]: { ...s, text: ui.config.value, label: '', hubId: '', checkpointTotal: undefined, example: '', hubMeta: null } });
     clearTimeout(typing);
     typing = setTimeout(() => replan(slot), 150);
   });
@@ -104,55 +132,39 @@ function useExample(slot, i) {
   setSlot(slot, { text: x.text, label: x.id, checkpointTotal: isNum(x.checkpoint_total) ? x.checkpoint_total : undefined, example: x.id });
 }
 
-// Sets a slot's source and shows it in its panel.
 // LoRA targets ticked for one model name that model's modules; a different model starts from the
 // default (every linear but the head) instead of being refused for names it does not have.
 function forgetLoraTargets() {
   for (const c of $$('#opt-lora_targets input')) c.checked = false;
-  delete state.options.lora_targets;
+  const { lora_targets: _, ...rest } = S().options;
+  store.set({ options: rest });
 }
 
+// Sets a slot's source (its panel shows it: renderSource).
 function setSlot(slot, s) {
-  state[slot] = { text: '', label: '', hubId: '', header: null, index: null, example: '', ...s };
-  const ui = panels[slot];
-  ui.config.value = state[slot].text;
-  const i = examples.findIndex((x) => x.id === state[slot].example && x.text === state[slot].text);
-  ui.example.value = i >= 0 ? String(i) : 'own';
-  if (i < 0) ownText[slot] = state[slot].text;
-  if (!state[slot].hubId) ui.hubExtras.clear();
-  showCheckpoint(slot);
+  const next = { text: '', label: '', hubId: '', header: null, index: null, example: '', hubMeta: null, ...s };
+  const isExample = examples.some((x) => x.id === next.example && x.text === next.text);
+  store.set({ [slot]: next, ...(isExample ? {} : { own: { ...S().own, [slot]: next.text } }) });
 }
 
-function showCheckpoint(slot) {
-  const s = state[slot] || {};
-  const ui = panels[slot];
-  const chips = [];
-  const chip = (label, remove) => el('span', { className: 'chip' }, label,
-    el('button', { type: 'button', className: 'chip-x', 'aria-label': `Remove ${label}`, onclick: () => { remove(); showCheckpoint(slot); replan(slot); } }, '×'));
-  if (s.header) chips.push(chip(`Checkpoint: ${s.header.name}`, () => { s.header = null; }));
-  if (s.index) chips.push(chip(`Checkpoint: ${s.index.name}`, () => { s.index = null; }));
-  if (!s.header && !s.index && isNum(s.checkpointTotal)) chips.push(chip(`Checkpoint total: ${int(s.checkpointTotal)} scalars (hub)`, () => { s.checkpointTotal = undefined; }));
-  ui.checkpoint.replaceChildren(...chips);
-}
+const setSlotFields = (slot, fields) => store.set({ [slot]: { ...(S()[slot] || { text: '', label: '' }), ...fields } });
 
 async function takeFiles(slot, files) {
   const ui = panels[slot];
   if (!files.length) return;
-  const s = state[slot] || (state[slot] = { text: '', label: '' });
   const said = [];
   for (const f of files) {
     try {
       const got = await readDroppedFile(f);
+      const s = S()[slot] || {};
       if (got.kind === 'config') {
         setSlot(slot, { text: got.text, label: got.name, header: s.header, index: s.index });
         said.push(`${got.name}: config`);
       } else if (got.kind === 'safetensors') {
-        state[slot].header = { name: `${got.name} (header, ${int(got.text.length)} bytes)`, text: got.text };
-        state[slot].index = null;
+        setSlotFields(slot, { header: { name: `${got.name} (header, ${int(got.text.length)} bytes)`, text: got.text }, index: null });
         said.push(`${got.name}: read its ${int(got.text.length)}-byte header, not the weights`);
       } else {
-        state[slot].index = { name: got.name, text: got.text };
-        state[slot].header = null;
+        setSlotFields(slot, { index: { name: got.name, text: got.text }, header: null });
         said.push(`${got.name}: index`);
       }
     } catch (e) {
@@ -160,7 +172,6 @@ async function takeFiles(slot, files) {
     }
   }
   ui.hubStatus.textContent = said.join('. ');
-  showCheckpoint(slot);
   replan(slot);
 }
 
@@ -168,13 +179,12 @@ async function fetchHub(slot, input) {
   const ui = panels[slot];
   ui.hubStatus.classList.remove('bad');
   // Another hub id is another model: the ticked LoRA targets named the previous one's modules.
-  if (String(input).trim() !== ((state[slot] || {}).hubId || '')) forgetLoraTargets();
+  if (String(input).trim() !== ((S()[slot] || {}).hubId || '')) forgetLoraTargets();
   try {
-    const got = await pageHub(state.hub || HUB_DEFAULT).fetchModel(input, (msg) => { ui.hubStatus.textContent = msg; });
+    const got = await pageHub(S().hub || HUB_DEFAULT).fetchModel(input, (msg) => { ui.hubStatus.textContent = msg; });
     const label = got.revision && got.revision !== 'main' ? `${got.id}@${got.revision}` : got.id;
     const hubTotal = got.info && isNum(got.info.safetensorsTotal) ? got.info.safetensorsTotal : undefined;
-    setSlot(slot, { text: got.config, label, hubId: label, header: got.header, index: got.index, checkpointTotal: hubTotal });
-    ui.hubExtras.show(got, label);
+    setSlot(slot, { text: got.config, label, hubId: label, header: got.header, index: got.index, checkpointTotal: hubTotal, hubMeta: { got, label } });
     ui.hubStatus.textContent = [`Fetched ${label}: config.json${got.index ? ' and the checkpoint index' : got.header ? ' and the safetensors header (two range requests, no weights)' : ''}.`, ...got.notes].join(' ');
     replan(slot);
   } catch (e) {
@@ -183,8 +193,8 @@ async function fetchHub(slot, input) {
     // The hub could not be asked (offline, unreachable, timeout, rate limit, not an id): the model
     // on screen stays, and the status says it is still the previous one.
     if (e && ['offline', 'unreachable', 'timeout', 'rate_limited', 'bad_id'].includes(e.kind)) {
-      const prev = (state[slot] || {}).label;
-      if (prev && reports[slot]) ui.hubStatus.textContent += ` The plan shown is still ${prev}'s.`;
+      const prev = (S()[slot] || {}).label;
+      if (prev && S().reports[slot]) ui.hubStatus.textContent += ` The plan shown is still ${prev}'s.`;
       return;
     }
     // The hub answered that it has no such model for us: nothing of the previous model stays on
@@ -195,21 +205,13 @@ async function fetchHub(slot, input) {
   }
 }
 
-// A slot without a model (a failed fetch): its report is replaced by `why`.
+// A slot without a model (a failed fetch): its report is replaced by `why` (renderPlan).
 function noPlan(slot, why) {
-  reports[slot] = null;
-  results[slot] = null;
-  planned[slot] = null;
-  const box = slot === 'a' ? reportBox : compareBox;
-  box.classList.remove('stale');
-  box.setAttribute('aria-busy', 'false');
+  store.set({ results: { ...S().results, [slot]: { ok: false, none: why } }, reports: { ...S().reports, [slot]: null }, planned: { ...S().planned, [slot]: null } });
   if (slot === 'a') {
-    reportBox.replaceChildren(el('p', { className: 'no-plan', id: 'no-plan' }, why));
-    reportBox.dataset.generation = String(++generation);
     statusBox.textContent = 'Not planned: no model';
     if (firstPlan) { firstPlan = false; document.documentElement.dataset.ready = 'true'; }
-  } else if (state.view === 'compare') showCompare();
-  scheduleFragment();
+  }
 }
 
 // Files dropped anywhere on the page go to model A (or B when dropped on B's panel).
@@ -221,8 +223,9 @@ window.addEventListener('drop', (e) => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// Options: the form ↔ state.options (the core's snake_case names; empty = the core's default).
-
+// Options: the form ↔ store.options (the core's snake_case names; empty = the core's default).
+// The form is where options are typed, so it is written only when options arrive from elsewhere
+// (a share link, the reset button), never re-rendered from the store while someone types.
 function readOptions() {
   const out = {};
   for (const f of form.elements) {
@@ -240,13 +243,13 @@ function readOptions() {
   if (targets.dataset.built) {
     const ticked = $$('input[type=checkbox]:checked', targets).map((c) => c.value);
     if (ticked.length) out.lora_targets = ticked;
-  } else if (state.options.lora_targets) out.lora_targets = state.options.lora_targets;
+  } else if (S().options.lora_targets) out.lora_targets = S().options.lora_targets;
   const prices = $('#opt-prices');
   if (prices.dataset.built) {
     const p = {};
     for (const i of $$('input', prices)) if (i.value.trim() !== '' && Number.isFinite(Number(i.value))) p[i.dataset.card] = Number(i.value);
     if (Object.keys(p).length) out.prices = p;
-  } else if (state.options.prices) out.prices = state.options.prices;
+  } else if (S().options.prices) out.prices = S().options.prices;
   return out;
 }
 
@@ -264,8 +267,8 @@ function writeOptions(o) {
 }
 
 function optionsFor(slot) {
-  const s = state[slot] || {};
-  const o = { ...state.options };
+  const s = S()[slot] || {};
+  const o = { ...S().options };
   if (s.header && s.header.text) o.safetensors_header = s.header.text;
   else if (s.index && s.index.text) {
     o.safetensors_index = s.index.text;
@@ -278,23 +281,23 @@ function optionsFor(slot) {
 form.addEventListener('submit', (e) => e.preventDefault());
 form.addEventListener('input', (e) => { if (e.target.name !== 'view') optionsChanged(); });
 form.addEventListener('change', (e) => { if (e.target.name !== 'view' && e.target.type !== 'text' && e.target.type !== 'number') optionsChanged(); });
-$('#reset-options').addEventListener('click', () => { state.options = {}; writeOptions({}); optionsChanged(true); });
+$('#reset-options').addEventListener('click', () => { store.set({ options: {} }); writeOptions({}); optionsChanged(true); });
 let lastOptionsJson = '{}';
 function optionsChanged(force) {
   const o = readOptions();
   const j = JSON.stringify(o);
   if (j === lastOptionsJson && !force) return;
   lastOptionsJson = j;
-  state.options = o;
+  store.set({ options: o });
   replan('a');
-  if (state.view === 'compare') replan('b');
+  if (S().view === 'compare') replan('b');
 }
 
 // The option fields that depend on the model: the priced card, the LoRA targets, the prices.
 function updateModelFields(r) {
   const cardSel = $('#opt-card');
   const priced = ((r.cost || {}).priced || {}).card;
-  const want = state.options.card || '';
+  const want = S().options.card || '';
   const ids = list(r.cards).map((c) => c.id).join(',');
   if (cardSel.dataset.ids !== ids) {
     cardSel.dataset.ids = ids;
@@ -305,7 +308,7 @@ function updateModelFields(r) {
   if (fitSel.dataset.ids !== ids) {
     fitSel.dataset.ids = ids;
     fitSel.replaceChildren(el('option', { value: '' }, 'none'), ...list(r.cards).map((c) => el('option', { value: c.id }, text(c.name))));
-    fitSel.value = state.options.fit_card || '';
+    fitSel.value = S().options.fit_card || '';
   }
   const nameOf = cardNames(r.cards);
   if (!want && priced) cardSel.options[0].textContent = `default (${nameOf(list(r.cards).find((c) => c.id === priced) || { id: priced, name: priced })})`;
@@ -313,18 +316,18 @@ function updateModelFields(r) {
   const names = list(r.linear_names);
   const box = $('#opt-lora_targets');
   if (box.dataset.names !== names.join(',')) {
-    const ticked = list(state.options.lora_targets);
+    const ticked = list(S().options.lora_targets);
     box.dataset.names = names.join(',');
     box.dataset.built = '1';
     box.replaceChildren(...names.map((n) => el('label', { className: 'check' }, el('input', { type: 'checkbox', value: n, checked: ticked.includes(n) }), el('code', null, n))));
   }
 
   const prices = $('#opt-prices');
-  if (!catalogPrices && !state.options.prices) catalogPrices = Object.fromEntries(list(r.cards).map((c) => [c.id, c.usd_per_gpu_hr]));
+  if (!catalogPrices && !S().options.prices) catalogPrices = Object.fromEntries(list(r.cards).map((c) => [c.id, c.usd_per_gpu_hr]));
   if (prices.dataset.ids !== ids) {
     prices.dataset.ids = ids;
     prices.dataset.built = '1';
-    const have = state.options.prices || {};
+    const have = S().options.prices || {};
     prices.replaceChildren(...list(r.cards).map((c) => {
       const id = `opt-price-${c.id}`;
       const ph = catalogPrices && isNum(catalogPrices[c.id]) ? catalogPrices[c.id].toFixed(3) : 'none';
@@ -338,12 +341,14 @@ function updateModelFields(r) {
     samples: (r.cost || {}).samples, epochs: (r.cost || {}).epochs, cost_batch: (r.cost || {}).batch, mfu: (r.cost || {}).mfu };
   for (const [k, v] of Object.entries(ph)) { const f = form.elements[k]; if (f && isNum(v)) f.placeholder = String(v); }
   const ckField = form.elements.checkpoint_total;
-  const s = state.a || {};
+  const s = S().a || {};
   ckField.placeholder = isNum(s.checkpointTotal) ? `${s.checkpointTotal} (hub)` : 'none';
 }
 
+
 // ---------------------------------------------------------------------------------------------
-// Planning and rendering.
+// Views: each a render of the store's slices, subscribed at the start (the bottom of this file).
+// Helpers first: links to option fields, the open/closed state of disclosures across renders.
 function optionLink(name, label) {
   const base = String(name).split('.')[0];
   const field = document.getElementById(`opt-${base}`);
@@ -367,39 +372,38 @@ function restoreOpen(root, keys) {
   }
 }
 
-function showReport() {
-  const r = reports.a;
-  if (!r) return;
-  const keys = openKeys(reportBox);
-  const file = (state.a || {}).label ? `${fileStem(state.a.label)}-config.json` : 'config.json';
-  // The curves are drawn from the report's event list (web/src/batch.js), not asked of the core.
-  const shown = { ...r, curves: curvesFromEvents(r) };
-  reportBox.replaceChildren(...renderReport(shown, { prefix: 'a', optionLink, cli: cliCommand(state.options, file), load: loadSection, name: modelName((state.a || {}).label, (state.a || {}).text) }));
-  restoreOpen(reportBox, keys);
-  reportBox.dataset.generation = String(++generation);
-}
-
-// An on-request section of model A's current plan (graph, tensors, markdown): asked of the core
-// only when its part of the page is opened or an export needs it.
-function loadSection(kind) {
-  const s = state.a || {};
-  return planner.call(kind, s.text || '', optionsFor('a'), `${kind}:a`).then((res) => res && res.report);
-}
-
-function rerender() {
-  showReport();
-  if (state.view === 'compare') showCompare();
-}
-
-function showCompare() {
-  renderCompare(compareBox, { a: state.a || {}, b: state.b || {}, reportA: results.a, reportB: results.b, planner, optionsA: optionsFor('a') });
-  compareBox.dataset.generation = String(++generation);
-}
-
 function lineStart(textValue, line) {
   let pos = 0;
   for (let l = 1; l < line && pos >= 0; l++) pos = textValue.indexOf('\n', pos) + 1 || -1;
   return Math.max(0, pos);
+}
+
+// The source panel of a slot: the text in its box, the example picker, the checkpoint chips, the
+// hub's facts. Reads: the slot.
+function renderSource(slot) {
+  const s = S()[slot] || {};
+  const ui = panels[slot];
+  const textValue = s.text || '';
+  if (ui.config.value !== textValue) ui.config.value = textValue;  // never while typing: same text
+  const i = examples.findIndex((x) => x.id === s.example && x.text === s.text);
+  ui.example.value = i >= 0 ? String(i) : 'own';
+  if (s.hubMeta) ui.hubExtras.show(s.hubMeta.got, s.hubMeta.label);
+  else ui.hubExtras.clear();
+  const chips = [];
+  const chip = (label, fields) => el('span', { className: 'chip' }, label,
+    el('button', { type: 'button', className: 'chip-x', 'aria-label': `Remove ${label}`, onclick: () => { setSlotFields(slot, fields); replan(slot); } }, '×'));
+  if (s.header) chips.push(chip(`Checkpoint: ${s.header.name}`, { header: null }));
+  if (s.index) chips.push(chip(`Checkpoint: ${s.index.name}`, { index: null }));
+  if (!s.header && !s.index && isNum(s.checkpointTotal)) chips.push(chip(`Checkpoint total: ${int(s.checkpointTotal)} scalars (hub)`, { checkpointTotal: undefined }));
+  ui.checkpoint.replaceChildren(...chips);
+}
+
+// A slot's error box (and the option field an option error names). Reads: the slot's result.
+function renderSlotError(slot) {
+  const r = S().results[slot];
+  if (!r || r.none) return;
+  if (r.ok) clearError(slot);
+  else showError(slot, r.error);
 }
 
 function showError(slot, error) {
@@ -416,7 +420,7 @@ function showError(slot, error) {
     stateError.hidden = false;
     ui.error.hidden = true;
   } else {
-    const src = (state[slot] || {}).text || '';
+    const src = (S()[slot] || {}).text || '';
     const line = isNum(e.line) ? e.line : lineOfPath(src, e.path);
     const where = [e.path && e.path !== '$' ? e.path : '', line ? `line ${line}${isNum(e.column) ? `, column ${e.column}` : ''}` : ''].filter(Boolean).join(', ');
     ui.config.setAttribute('aria-invalid', 'true');
@@ -443,86 +447,146 @@ function clearError(slot) {
   if (slot === 'a') { if (stateError.dataset.kind !== 'link') stateError.hidden = true; $$('#options [aria-invalid=true]').forEach((f) => f.removeAttribute('aria-invalid')); }
 }
 
-let firstPlan = true;
+// Which of the two views shows. Reads: view.
+function renderLayout() {
+  const view = S().view;
+  for (const r of $$('input[name=view]')) r.checked = r.value === view;
+  const compare = view === 'compare';
+  $('#source-b').hidden = !compare;
+  compareBox.hidden = !compare;
+  reportBox.hidden = compare;
+}
+
+// The plan view: model A's report. Reads: A's result (a new plan, an error: the last good report
+// stays, dimmed; no model) and the units (the same report in the other unit).
+function renderPlan(state, previous) {
+  const r = state.results.a;
+  if (previous.units !== state.units) { showReport(); return; }
+  if (!r || (!r.ok && !r.none)) return;
+  reportBox.classList.remove('stale');
+  if (r.none) {
+    reportBox.setAttribute('aria-busy', 'false');
+    reportBox.replaceChildren(el('p', { className: 'no-plan', id: 'no-plan' }, r.none));
+    reportBox.dataset.generation = String(++generation);
+    return;
+  }
+  showReport();
+}
+
+function showReport() {
+  const r = S().reports.a;
+  if (!r) return;
+  const a = S().a || {};
+  const keys = openKeys(reportBox);
+  const file = a.label ? `${fileStem(a.label)}-config.json` : 'config.json';
+  // The curves are drawn from the report's event list (web/src/batch.js), not asked of the core.
+  const shown = { ...r, curves: curvesFromEvents(r) };
+  reportBox.replaceChildren(...renderReport(shown, { prefix: 'a', optionLink, cli: cliCommand(S().options, file), load: loadSection, name: modelName(a.label, a.text) }));
+  restoreOpen(reportBox, keys);
+  reportBox.dataset.generation = String(++generation);
+}
+
+// The option fields that depend on the model, the embed snippet and the announcement. Reads: A's
+// last good report.
+function renderModelFields() {
+  const r = S().reports.a;
+  if (!r) return;
+  updateModelFields(r);
+  embedBox.value = embedSnippet(S().a, S().options);
+  announce.textContent = planHeadline(r, modelName((S().a || {}).label, (S().a || {}).text));
+}
+
+// The compare view. Reads: both results, the units; drawn only while it is the view.
+function renderCompareView(state) {
+  if (state.view !== 'compare') return;
+  const { a, b } = state.results;
+  compareBox.classList.toggle('stale', !(a && a.ok && b && b.ok) && !(a && a.none) && !(b && b.none));
+  if (b && b.none) compareBox.setAttribute('aria-busy', 'false');
+  showCompare();
+}
+
+function showCompare() {
+  const s = S();
+  const result = (r) => (r && !r.none ? r : null);
+  renderCompare(compareBox, { a: s.a || {}, b: s.b || {}, reportA: result(s.results.a), reportB: result(s.results.b), planner, optionsA: optionsFor('a') });
+  compareBox.dataset.generation = String(++generation);
+}
+
+// The revision history panel. Reads: history (set by a source panel's button).
+function renderHistory() {
+  const h = S().history;
+  if (h) historyPanel.open(h.id);
+}
+
+// An on-request section of model A's current plan (graph, tensors, markdown): asked of the core
+// only when its part of the page is opened or an export needs it.
+function loadSection(kind) {
+  const s = S().a || {};
+  return planner.call(kind, s.text || '', optionsFor('a'), `${kind}:a`).then((res) => res && res.report);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Planning: asks the core (or re-evaluates a batch change) and sets the result; the views follow.
 async function replan(slot) {
-  const s = state[slot];
+  const s = S()[slot];
   if (!s) return;
   const t0 = performance.now();
   const options = optionsFor(slot);
   // A change of the batch alone: re-evaluated here from the last core report's event list
   // (web/src/batch.js), exactly as the core would, without a call.
   const { batch, ...rest } = options;
-  const sameBut = planned[slot] && planned[slot].text === s.text && planned[slot].rest === JSON.stringify(rest);
+  const planned = S().planned[slot];
+  const sameBut = planned && planned.text === s.text && planned.rest === JSON.stringify(rest);
   const batchInRange = batch === undefined || (Number.isInteger(batch) && batch >= 1 && batch <= 1 << 20);  // else the core judges it
   let res;
   if (sameBut && batchInRange) {
-    res = { report: reportAtBatch(planned[slot].report, isNum(batch) ? batch : 1), ms: 0, local: true };
+    res = { report: reportAtBatch(planned.report, isNum(batch) ? batch : 1), ms: 0, local: true };
   } else {
     statusBox.textContent = 'Planning…';
     reportBox.setAttribute('aria-busy', 'true');
     res = await planner.plan(s.text, options, `main:${slot}`);
     if (!res) return;  // replaced by a newer request
-    planned[slot] = res.report && res.report.ok ? { text: s.text, rest: JSON.stringify(rest), report: res.report } : null;
+    setIn('planned', slot, res.report && res.report.ok ? { text: s.text, rest: JSON.stringify(rest), report: res.report } : null);
   }
   const r = res.report;
-  results[slot] = r;
   reportBox.setAttribute('aria-busy', 'false');
-  if (r && r.ok) {
-    clearError(slot);
-    reports[slot] = r;
-    if (slot === 'a') {
-      reportBox.classList.remove('stale');
-      showReport();
-      updateModelFields(r);
-      embedBox.value = embedSnippet(state.a, state.options);
-      announce.textContent = planHeadline(r, modelName(s.label, s.text));
-    }
-  } else {
-    showError(slot, r && r.error);
-  }
-  if (state.view === 'compare') { compareBox.classList.toggle('stale', !(results.a && results.a.ok && results.b && results.b.ok)); showCompare(); }
+  const ok = !!(r && r.ok);
+  store.set({ results: { ...S().results, [slot]: r }, ...(ok ? { reports: { ...S().reports, [slot]: r } } : {}) });
   const ms = performance.now() - t0;
-  statusBox.textContent = !(r && r.ok) ? 'Not planned: see the error'
+  statusBox.textContent = !ok ? 'Not planned: see the error'
     : res.local ? 'Re-evaluated for the new batch from the plan\'s memory events (no re-plan needed)'
       : `Planned in ${res.ms.toFixed(0)} ms${planner.inWorker ? ' (in a worker)' : ''}`;
   reportBox.dataset.planMs = res.ms.toFixed(1);
   reportBox.dataset.roundTripMs = ms.toFixed(1);
-  if (firstPlan && r && r.ok && slot === 'a') {
+  if (firstPlan && ok && slot === 'a') {
     firstPlan = false;
     performance.mark('cardfit:first-plan');
     document.documentElement.dataset.ready = 'true';
     planner.warmUp(s.text, optionsFor(slot), 4);
   }
-  scheduleFragment();
 }
 
 // ---------------------------------------------------------------------------------------------
-// The view switch and compare.
+// The view switch.
 function setView(view) {
-  state.view = view === 'compare' ? 'compare' : 'plan';
-  for (const r of $$('input[name=view]')) r.checked = r.value === state.view;
-  const compare = state.view === 'compare';
-  $('#source-b').hidden = !compare;
-  compareBox.hidden = !compare;
-  reportBox.hidden = compare;
-  if (compare && !state.b) {
-    setSlot('b', { ...(state.a || {}), label: state.a && state.a.label ? `${state.a.label} (copy: edit it)` : 'copy of A' });
-  }
-  if (compare) replan('b');
-  scheduleFragment();
+  store.set({ view: view === 'compare' ? 'compare' : 'plan' });
+  if (S().view !== 'compare') return;
+  const a = S().a;
+  if (!S().b) setSlot('b', { ...(a || {}), hubMeta: null, label: a && a.label ? `${a.label} (copy: edit it)` : 'copy of A' });
+  replan('b');
 }
 for (const r of $$('input[name=view]')) r.addEventListener('change', () => setView(r.value));
 
 // ---------------------------------------------------------------------------------------------
-// Share link and exports.
+// Share link and exports. The fragment follows the state it carries (a subscriber, below).
 let fragmentTimer = 0;
 function scheduleFragment() {
   clearTimeout(fragmentTimer);
   fragmentTimer = setTimeout(writeFragment, 200);
 }
 async function writeFragment() {
-  const st = { ...state, b: state.view === 'compare' ? state.b : null, units: units.binary ? 'gib' : '' };
-  const hash = await encodeState(st);
+  const s = S();
+  const hash = await encodeState({ a: s.a, b: s.view === 'compare' ? s.b : null, options: s.options, view: s.view, hub: s.hub, units: s.units === 'gib' ? 'gib' : '' });
   lastFragment = hash;
   if (location.hash !== hash) {
     try { history.replaceState(null, '', hash); } catch (e) { /* some contexts forbid it */ }
@@ -538,11 +602,11 @@ $('#copy-link').addEventListener('click', async () => {
 
 for (const b of $$('[data-export]')) {
   b.addEventListener('click', async () => {
-    const r = reports.a;
+    const r = S().reports.a;
     const kind = b.dataset.export;
     if (kind === 'copy-embed') { statusBox.textContent = (await copyText(embedBox.value)) ? 'Embed snippet copied.' : 'Select the snippet and copy it.'; return; }
     if (!r) return;
-    const stem = `${fileStem((state.a || {}).label)}.cardfit`;
+    const stem = `${fileStem((S().a || {}).label)}.cardfit`;
     // Markdown is asked of the core only for an export.
     const markdown = async () => { const a = await loadSection('markdown'); return a && a.ok ? a.markdown : ''; };
     if (kind === 'markdown') download(`${stem}.md`, await markdown(), 'text/markdown');
@@ -552,6 +616,7 @@ for (const b of $$('[data-export]')) {
     else if (kind === 'copy-markdown') statusBox.textContent = (await copyText(await markdown())) ? 'Markdown copied.' : 'Copy failed: use the download.';
   });
 }
+addTrainingExports(store, (message) => { statusBox.textContent = message; });
 
 // ---------------------------------------------------------------------------------------------
 // Start: the fragment's state if there is one, else the first example.
@@ -563,17 +628,12 @@ async function applyFragment(hash) {
     linkError(/share-link format/.test(e.message) ? `${e.message} Showing the default plan instead.` : `This share link could not be read (${e.message}); showing the default plan instead.`);
   }
   if (!st) return false;
-  state.hub = st.hub || '';
-  if (st.units) {
-    $('#units').value = st.units === 'gib' ? 'gib' : 'gb';
-    units.binary = st.units === 'gib';
-  }
-  state.options = st.options || {};
-  writeOptions(state.options);
+  store.set({ hub: st.hub || '', ...(st.units ? { units: st.units === 'gib' ? 'gib' : 'gb' } : {}), options: st.options || {} });
+  writeOptions(S().options);
   lastOptionsJson = JSON.stringify(readOptions());
   for (const slot of ['a', 'b']) {
     const s = st[slot];
-    if (!s) { if (slot === 'b') state.b = null; continue; }
+    if (!s) { if (slot === 'b') store.set({ b: null }); continue; }
     if (s.example) {
       const i = examples.findIndex((x) => x.id === s.example);
       if (i >= 0) useExample(slot, i);
@@ -590,9 +650,9 @@ async function applyFragment(hash) {
       setSlot(slot, { ...s, example: i >= 0 ? examples[i].id : '' });
     }
   }
-  if (!state.a) useExample('a', 0);
+  if (!S().a) useExample('a', 0);
   setView(st.view);
-  if (state.a.text) replan('a');
+  if (S().a.text) replan('a');
   return true;
 }
 
@@ -611,6 +671,22 @@ panels.a = sourcePanel('a');
 panels.b = sourcePanel('b');
 $('#source-a').replaceChildren(panels.a.root);
 $('#source-b').replaceChildren(panels.b.root);
+
+// The views, in the order they draw: the unit first (every number reads it), each slot's panel
+// and error, the layout, then the plan and compare views and what follows them.
+store.subscribe(['units'], (s) => { units.binary = s.units === 'gib'; $('#units').value = s.units; });
+for (const slot of ['a', 'b']) {
+  store.subscribe([slot], () => renderSource(slot));
+  store.subscribe([`results.${slot}`], () => renderSlotError(slot));
+}
+store.subscribe(['view'], renderLayout);
+store.subscribe(['results.a', 'units'], renderPlan);
+store.subscribe(['reports.a'], renderModelFields);
+store.subscribe(['results.a', 'results.b', 'units'], renderCompareView);
+store.subscribe(['history'], renderHistory);
+store.subscribe(['a', 'b', 'options', 'view', 'hub', 'units'], scheduleFragment);
+$('#units').value = S().units;
+
 // A page saved with "Save page as…" carries the last rendered DOM: start from a clean slate.
 delete document.documentElement.dataset.ready;
 reportBox.replaceChildren(el('p', null, 'Loading the planner…'));
@@ -625,7 +701,7 @@ applyFragment(location.hash).then((used) => {
   if (used) return;
   writeOptions({});
   lastOptionsJson = JSON.stringify(readOptions());
-  state.options = readOptions();
+  store.set({ options: readOptions() });
   useExample('a', 0);
   setView('plan');
   replan('a');

@@ -11,7 +11,7 @@ function allocatorReserve(peak, fraction) {
 }
 
 // MemoryModel::at(batch) from one mode's memory_events: the members of report.modes[mode].
-function memoryAtBatch(ev, batch) {
+export function memoryAtBatch(ev, batch) {
   let peak = null;
   let peakBytes = -1;
   const phasePeak = ev.phases.map(() => 0);
@@ -39,7 +39,7 @@ function memoryAtBatch(ev, batch) {
 
 // The core report at another batch: the plan section re-evaluated, the checks of that batch; every
 // other section does not depend on the batch (cards and cost use batch 1 and cost_batch).
-function reportAtBatch(report, batch) {
+export function reportAtBatch(report, batch) {
   const ev = report.memory_events[report.plan.mode];
   const byBatch = report.checks_by_batch || {};
   return {
@@ -50,7 +50,7 @@ function reportAtBatch(report, batch) {
 }
 
 // The batches a curve samples, as core/plan/curve.cpp curve_batches: about √2 apart, no repeats.
-function curveBatches(limit) {
+export function curveBatches(limit) {
   const out = [];
   for (let x = 1; ; x *= Math.SQRT2) {
     const b = Math.round(x);
@@ -62,7 +62,7 @@ function curveBatches(limit) {
 
 // The curves section (memory against batch per mode) as core/plan/curve.cpp memory_curves: each
 // stops at the first sampled batch past the largest card's capacity, but not before batch 8.
-function curvesFromEvents(report) {
+export function curvesFromEvents(report) {
   const largest = Math.max(0, ...report.cards.map((c) => c.capacity_bytes));
   const curves = {};
   for (const [mode, ev] of Object.entries(report.memory_events)) {
@@ -79,4 +79,3 @@ function curvesFromEvents(report) {
   return curves;
 }
 
-if (typeof module === 'object' && module.exports) module.exports = { memoryAtBatch, reportAtBatch, curvesFromEvents, curveBatches };

@@ -4,7 +4,7 @@
 // the older config with only that field set to the newer value and compare the two reports'
 // numbers. Not a planner: every number is a report's; this file only subtracts them.
 
-function flattenConfig(value, path, out) {
+export function flattenConfig(value, path, out) {
   if (value && typeof value === 'object' && !Array.isArray(value)) {
     const keys = Object.keys(value);
     if (!keys.length && path !== '$') out.set(path, value);
@@ -15,7 +15,7 @@ function flattenConfig(value, path, out) {
   return out;
 }
 
-function setPath(obj, path, value, remove) {
+export function setPath(obj, path, value, remove) {
   const keys = path.replace(/^\$\./, '').split('.');
   let o = obj;
   for (const k of keys.slice(0, -1)) {
@@ -27,7 +27,7 @@ function setPath(obj, path, value, remove) {
 }
 
 // configDiff(textA, textB) → {a, b, diffs: [{path, a, b, inA, inB}]}, or null if either is not JSON.
-function configDiff(textA, textB) {
+export function configDiff(textA, textB) {
   let a, b;
   try { a = JSON.parse(textA); b = JSON.parse(textB); } catch (e) { return null; }
   if (!a || typeof a !== 'object' || !b || typeof b !== 'object') return null;
@@ -42,7 +42,7 @@ function configDiff(textA, textB) {
 }
 
 // The config with one field of another config applied (the "this field alone" what-if).
-function withField(base, d) {
+export function withField(base, d) {
   const mod = structuredClone(base);
   setPath(mod, d.path, d.b, !d.inB);
   return JSON.stringify(mod);
@@ -51,7 +51,7 @@ function withField(base, d) {
 const CHANGE_MODE_NAMES = { full: 'Full fine-tune', lora: 'LoRA', qlora: 'QLoRA', serve: 'Serve' };
 
 // The measures a config change can move, read from a report: [{key, label, unit, value}].
-function changeMeasures(r) {
+export function changeMeasures(r) {
   const out = [];
   if (!r || !r.ok) return out;
   const add = (key, label, unit, value) => { if (typeof value === 'number' && Number.isFinite(value)) out.push({ key, label, unit, value }); };
@@ -65,7 +65,7 @@ function changeMeasures(r) {
 }
 
 // measureDeltas(base, changed) → [{key, label, unit, a, b, delta}] for the measures that moved.
-function measureDeltas(base, changed) {
+export function measureDeltas(base, changed) {
   const b = new Map(changeMeasures(changed).map((m) => [m.key, m.value]));
   const out = [];
   for (const m of changeMeasures(base)) {
@@ -91,7 +91,7 @@ function indexSummary(text) {
 }
 
 // The index's change between two revisions: {from, to (total sizes), added, removed} or null.
-function indexChange(a, b) {
+export function indexChange(a, b) {
   const x = indexSummary(a), y = indexSummary(b);
   if (!x && !y) return null;
   const na = new Set(x ? x.names : []), nb = new Set(y ? y.names : []);
@@ -100,7 +100,7 @@ function indexChange(a, b) {
 }
 
 // The checkpoint index's change between two revisions, in words (Markdown code spans).
-function indexChangeText(ix) {
+export function indexChangeText(ix) {
   if (!ix) return '';
   if (!ix.present[0]) return `model.safetensors.index.json appears (${ix.added.length} tensors).`;
   if (!ix.present[1]) return 'model.safetensors.index.json is removed.';
@@ -117,7 +117,7 @@ function indexChangeText(ix) {
 // plan(text, options) → Promise<report>. Revisions whose config and index are unchanged are
 // folded into the next change. Returns [{from, to, diffs: [{path, a, b, inA, inB, deltas | error}],
 // deltas, error, index: {from, to, added, removed, present} | null}].
-async function analyseHistory(revisions, plan, options) {
+export async function analyseHistory(revisions, plan, options) {
   const usable = revisions.filter((r) => typeof r.config === 'string');
   const failed = (r) => `not planned (${r && r.error ? r.error.code : 'error'})`;
   const out = [];
@@ -149,6 +149,3 @@ async function analyseHistory(revisions, plan, options) {
   return out;
 }
 
-if (typeof module === 'object' && module.exports) {
-  module.exports = { flattenConfig, setPath, configDiff, withField, changeMeasures, measureDeltas, indexChange, indexChangeText, analyseHistory };
-}

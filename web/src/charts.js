@@ -3,6 +3,8 @@
 // light and dark themes need no code). Not a planner: every point comes from the report
 // (modes.*.components for the bars, curves.* and cards[] for the batch chart).
 
+import { MODES, bytes, cardNames, el, entries, gbNumber, int, isNum, list, modeLabel, svgEl, unitName } from './format.js';
+
 // Component colours: fixed per component so a component keeps its colour across modes and models.
 // Training-only and serving-only components share colours (they never meet in one bar).
 const COMPONENT_ORDER = ['weights', 'weight_cast_cache', 'adapters', 'gradients', 'optimizer_states',
@@ -12,7 +14,7 @@ const COMPONENT_COLOURS = { weights: 0, weight_cast_cache: 1, adapters: 2, gradi
   optimizer_temporaries: 5, activations: 6, checkpoints: 7, recompute: 8, logits: 9, working_set: 10,
   prefill_working_set: 10, kv_cache: 8, ssm_state: 7, library_workspace: 11, ddp_buckets: 12 };
 const OVERHEAD_LABELS = { allocator_reserve: 'Allocator reserve (cached, not allocated)', cuda_context: 'CUDA context' };
-function componentColor(id) {
+export function componentColor(id) {
   if (id === 'allocator_reserve') return 'var(--c-reserve)';
   if (id === 'cuda_context') return 'var(--c-context)';
   const i = id in COMPONENT_COLOURS ? COMPONENT_COLOURS[id] : 13;
@@ -29,7 +31,7 @@ function niceStep(range, ticks) {
 }
 
 // The parts of one mode's memory at its peak: components (non-zero) then the overheads, in bytes.
-function memoryParts(m) {
+export function memoryParts(m) {
   const labels = m.component_labels || {};
   const parts = entries(m.components).filter(([, b]) => isNum(b) && b > 0)
     .sort(([a], [b]) => (COMPONENT_ORDER.indexOf(a) >>> 0) - (COMPONENT_ORDER.indexOf(b) >>> 0))
@@ -40,9 +42,9 @@ function memoryParts(m) {
 
 // Horizontal stacked bars: one row per {label, parts, total}; returns {svg, legend}.
 // Phone widths get a narrower drawing, so its text stays readable when scaled to the screen.
-const narrow = () => typeof matchMedia === 'function' && matchMedia('(max-width: 40rem)').matches;
+export const narrow = () => typeof matchMedia === 'function' && matchMedia('(max-width: 40rem)').matches;
 
-function memoryBars(rows, { title, desc, idPrefix }) {
+export function memoryBars(rows, { title, desc, idPrefix }) {
   const small = narrow();
   const W = small ? 440 : 720, left = small ? 112 : 150, right = small ? 58 : 70, rowH = 26, gap = 10, top = 8, axisH = 26;
   const H = top + rows.length * (rowH + gap) + axisH;
@@ -97,7 +99,7 @@ const groupBatch = (g, mode) => ((g.cards[0] || {}).max_batch || {})[mode] || 0;
 
 // Memory the card must hold (reserved bytes) against batch, log-scaled batch axis, one line per
 // mode, one dashed line per card capacity group, dots where the selected mode's largest batch is.
-function batchChart(report, selected, { idPrefix }) {
+export function batchChart(report, selected, { idPrefix }) {
   const curves = report.curves || {};
   const modes = MODES.filter((m) => curves[m] && list(curves[m].points).length);
   const sel0 = MODES.filter((m) => curves[m] && list(curves[m].points).length);

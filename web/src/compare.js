@@ -3,22 +3,27 @@
 // lists the fields that differ and asks the core which of them change memory or cost, by planning
 // model A with that one field set to B's value. Not a planner: every number is a report's.
 
+import { DASH, MODES, bytes, el, int, isNum, list, modeLabel, modelName, planHeadline, text, usd } from './format.js';
+import { configDiff, measureDeltas, withField } from './changes.js';
+import { fitCell } from './fit-cell.js';
+import { num, rowHead, td } from './render.js';
+
 // The config diff and the measures come from web/src/changes.js (shared with the history panel
 // and the CLI); this file formats them.
-function deltaTexts(deltas) {
+export function deltaTexts(deltas) {
   return deltas.map((m) => {
     const sign = m.delta > 0 ? '+' : '−';
     const v = Math.abs(m.delta);
     return `${m.label} ${sign}${m.unit === 'usd' ? usd(v) : m.unit === 'count' ? int(v) : bytes(v)}`;
   });
 }
-const effectText = (base, changed) => deltaTexts(measureDeltas(base, changed));
+export const effectText = (base, changed) => deltaTexts(measureDeltas(base, changed));
 
 let compareGeneration = 0;
 const cell = (v) => (v === undefined ? '(absent)' : typeof v === 'string' ? v : JSON.stringify(v));
 
 // renderCompare(container, {a, b, reportA, reportB, planner, options}) – fills container.
-function renderCompare(container, ctx) {
+export function renderCompare(container, ctx) {
   const { reportA: ra, reportB: rb } = ctx;
   const head = el('div', { className: 'compare-head' },
     [['A', ctx.a, ra], ['B', ctx.b, rb]].map(([name, slot, r]) => el('div', { className: 'stat' },

@@ -3,7 +3,10 @@
 // endpoint format, and the embed snippet for <cardfit-plan>. Not a planner: fields of the report,
 // reformatted.
 
-function csvCell(v) {
+import { MODES, bytes, el, list } from './format.js';
+import { OPTION_SPECS, optionToString } from './state.js';
+
+export function csvCell(v) {
   const s = v === null || v === undefined ? '' : String(v);
   // Quote fields with separators, and neutralise spreadsheet formulas from config-derived names.
   const safe = /^[=+\-@\t\r]/.test(s) && !/^-?\d/.test(s) ? `'${s}` : s;
@@ -27,7 +30,7 @@ const SERVING_COLUMNS = [
   ['usd_per_m_input', (x) => (x.priced ? x.usd_per_m_input : '')],
 ];
 
-function cardsCsv(r) {
+export function cardsCsv(r) {
   const head = ['card_id', 'card', 'capacity_bytes', 'usd_per_gpu_hr'];
   for (const m of MODES) head.push(`${m}_max_batch`, `${m}_safe_batch`, `${m}_borderline`, `${m}_split_cards`, `${m}_split_strategy`, `${m}_split_stage_blocks`);
   // The serving section (engine, tp) per card: its KV budget, concurrency and roofline cost.
@@ -57,7 +60,7 @@ function cardsCsv(r) {
 }
 
 // shields.io endpoint JSON (https://shields.io/badges/endpoint-badge): label, message, color.
-function badgeJson(r) {
+export function badgeJson(r) {
   const modes = r.modes || {};
   const parts = [];
   if (modes.full) parts.push(`full ${bytes(modes.full.reserved_bytes)}`);
@@ -68,7 +71,7 @@ function badgeJson(r) {
 
 // The embed snippet: a hub id when the model came from the hub, else the config inline (its JSON
 // escaped so it cannot close the script element).
-function embedSnippet(slot, options) {
+export function embedSnippet(slot, options) {
   const attrs = [];
   const attr = (name, v) => attrs.push(`${name}="${String(v).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;')}"`);
   if (slot && slot.hubId) attr('hub-id', slot.hubId);
@@ -84,7 +87,7 @@ function embedSnippet(slot, options) {
   return `${script}\n${open}\n  <script type="application/json">${compact.replace(/</g, '\\u003c')}<\/script>\n</cardfit-plan>\n`;
 }
 
-function download(name, textBody, type) {
+export function download(name, textBody, type) {
   const url = URL.createObjectURL(new Blob([textBody], { type }));
   const a = el('a', { href: url, download: name, hidden: true });
   document.body.append(a);
@@ -93,7 +96,7 @@ function download(name, textBody, type) {
   setTimeout(() => URL.revokeObjectURL(url), 10000);
 }
 
-async function copyText(s) {
+export async function copyText(s) {
   try {
     await navigator.clipboard.writeText(s);
     return true;
@@ -110,12 +113,12 @@ async function copyText(s) {
 }
 
 // A file name from the model's label: "Qwen/Qwen2.5-3B" → "Qwen2.5-3B".
-function fileStem(label) {
+export function fileStem(label) {
   return (String(label || 'model').split('/').pop() || 'model').replace(/[^\w.-]+/g, '_').slice(0, 80) || 'model';
 }
 
 // The same plan from the command line: each option as its flag of the core's schema.
-function cliCommand(options, file) {
+export function cliCommand(options, file) {
   const args = ['scripts/cardfit'];
   for (const [k, v] of Object.entries(options || {})) {
     const spec = OPTION_SPECS.get(k);

@@ -3,13 +3,16 @@
 // it fits alone and what it costs; the best combination; the longest sequence per card. Not a
 // planner: every number is the report's. fitLine() is the widget's one-line summary.
 
-function fitChangeText(c) {
+import { DASH, bytes, el, int, list, modeLabel, text } from './format.js';
+import { num, rowHead, section, table, td } from './render.js';
+
+export function fitChangeText(c) {
   if (!c) return '';
   return `${text(c.title)} (saves ${bytes(c.saved_bytes)})`;
 }
 
 // "to fit on A10G: QLoRA (4-bit NF4 base) (saves 12.3 GB), or …"; '' without a fit section.
-function fitLine(r, shortName) {
+export function fitLine(r, shortName) {
   const f = r && r.fit;
   if (!f || typeof f !== 'object') return '';
   const name = (shortName || ((x) => x))(f.card_name || f.card);
@@ -20,7 +23,7 @@ function fitLine(r, shortName) {
   return `does not fit on ${name} with any change listed`;
 }
 
-function fitSection(r) {
+export function fitSection(r) {
   const f = r.fit;
   if (!f || typeof f !== 'object') return null;
   const rows = list(f.changes).map((c) => el('tr', { className: c.available === false ? 'muted' : c.fits ? 'fits' : '', dataset: { change: c.id } },

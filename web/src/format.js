@@ -2,18 +2,18 @@
 // nothing here computes memory or cost; it turns the core's exact integers into text. Every string
 // that can come from a config goes into the DOM as a text node (never as markup).
 
-const DASH = '—';
+export const DASH = '—';
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
 // el('td', {className: 'num', 'aria-label': 'x'}, 'text', node, [more]): strings become text nodes.
 // Keys with a dash (aria-*, data-*) and 'for'/'role' are attributes; the rest are DOM properties.
-function el(tag, props, ...children) {
+export function el(tag, props, ...children) {
   const node = document.createElement(tag);
   setProps(node, props);
   return addChildren(node, children);
 }
 
-function svgEl(tag, attrs, ...children) {
+export function svgEl(tag, attrs, ...children) {
   const node = document.createElementNS(SVG_NS, tag);
   for (const [k, v] of Object.entries(attrs || {})) {
     if (v !== null && v !== undefined && v !== false) node.setAttribute(k, String(v));
@@ -30,7 +30,7 @@ function setProps(node, props) {
   }
 }
 
-function addChildren(node, children) {
+export function addChildren(node, children) {
   for (const child of children.flat(Infinity)) {
     if (child === null || child === undefined || child === false) continue;
     node.append(child instanceof Node ? child : String(child));
@@ -38,51 +38,54 @@ function addChildren(node, children) {
   return node;
 }
 
-const isNum = (v) => typeof v === 'number' && Number.isFinite(v);
-const list = (v) => (Array.isArray(v) ? v : []);
-const entries = (v) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.entries(v) : []);
-const text = (v) => (v === null || v === undefined || v === '' ? DASH : typeof v === 'object' ? JSON.stringify(v) : String(v));
+export const isNum = (v) => typeof v === 'number' && Number.isFinite(v);
+export const list = (v) => (Array.isArray(v) ? v : []);
+export const entries = (v) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.entries(v) : []);
+export const text = (v) => (v === null || v === undefined || v === '' ? DASH : typeof v === 'object' ? JSON.stringify(v) : String(v));
 
 // Exact integers with thousands separators: 124439808 → "124,439,808" (beyond 2^53 the JSON
 // number is already rounded by JSON.parse; counts that large do not occur).
-const int = (v) => (isNum(v) ? String(Math.trunc(v)).replace(/\B(?=(\d{3})+(?!\d))/g, ',') : DASH);
+export const int = (v) => (isNum(v) ? String(Math.trunc(v)).replace(/\B(?=(\d{3})+(?!\d))/g, ',') : DASH);
+
+// A share of a whole, one decimal: percent(1, 8) → "12.5%"; a dash when there is no whole.
+export const percent = (part, whole) => (isNum(part) && isNum(whole) && whole ? `${(100 * part / whole).toFixed(1)}%` : DASH);
 
 // Units: GB (10^9, as the vendors and the reference pages) or GiB (2^30); one choice for the whole
 // view, so a table never mixes the two.
-const units = { binary: false };
+export const units = { binary: false };
 function sig3(x) {
   return x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2);
 }
-function bytes(v) {
+export function bytes(v) {
   if (!isNum(v)) return DASH;
   const [giga, mega, g, m] = units.binary ? [2 ** 30, 2 ** 20, 'GiB', 'MiB'] : [1e9, 1e6, 'GB', 'MB'];
   if (Math.abs(v) >= giga || v === 0) return `${sig3(v / giga)} ${g}`;
   return `${sig3(v / mega)} ${m}`;
 }
 // A number of bytes on an axis or in a table column, always in the big unit.
-function gbNumber(v) {
+export function gbNumber(v) {
   return isNum(v) ? v / (units.binary ? 2 ** 30 : 1e9) : NaN;
 }
-const unitName = () => (units.binary ? 'GiB' : 'GB');
-const usd = (v) => (isNum(v) && v > 0 ? `$${v >= 1000 ? int(Math.round(v)) : v.toFixed(2)}` : DASH);
-const hours = (v) => (isNum(v) && v > 0 ? (v >= 100 ? int(Math.round(v)) : v >= 10 ? v.toFixed(1) : v.toFixed(2)) : DASH);
-const shape = (v) => (Array.isArray(v) ? v.join(' × ') : text(v));
+export const unitName = () => (units.binary ? 'GiB' : 'GB');
+export const usd = (v) => (isNum(v) && v > 0 ? `$${v >= 1000 ? int(Math.round(v)) : v.toFixed(2)}` : DASH);
+export const hours = (v) => (isNum(v) && v > 0 ? (v >= 100 ? int(Math.round(v)) : v >= 10 ? v.toFixed(1) : v.toFixed(2)) : DASH);
+export const shape = (v) => (Array.isArray(v) ? v.join(' × ') : text(v));
 // 2.45e13 → "24.5 T": FLOPs and other large counts where exact digits do not help.
-function si(v) {
+export function si(v) {
   if (!isNum(v)) return DASH;
   const steps = [[1e15, 'P'], [1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'k']];
   for (const [k, s] of steps) if (Math.abs(v) >= k) return `${sig3(v / k)} ${s}`;
   return String(v);
 }
 // The card name without the vendor prefix and memory suffix: "NVIDIA A10G 24GB (AWS)" → "A10G".
-function shortCard(name) {
+export function shortCard(name) {
   return String(name || '').replace(/^(NVIDIA|AMD Instinct|AMD)\s+/, '').replace(/^GeForce\s+/, '')
     .replace(/\s+\d+\s*GB.*$/i, '').trim() || String(name || '');
 }
 // Short names for a set of cards that stay distinct: the GPU ("H100"), then its form factor where
 // two share a GPU ("H100 PCIe", "H100 SXM5"), then its memory ("A100 40GB", "A100 80GB").
 // → (card) => label.
-function cardNames(cards) {
+export function cardNames(cards) {
   const parts = (name) => {
     const bare = String(name || '').replace(/^(NVIDIA|AMD Instinct|AMD)\s+/, '').replace(/^GeForce\s+/, '');
     const m = bare.match(/^(.*?)\s+(\d+\s*GB)\b\s*(.*)$/i);
@@ -103,7 +106,7 @@ function cardNames(cards) {
 
 // One unit for a column of byte counts (never "0.00 GB" beside "58.7 MB"): the big unit when any
 // value reaches it, else the small one. → (bytes) => text.
-function bytesColumn(values) {
+export function bytesColumn(values) {
   const [giga, mega, g, m] = units.binary ? [2 ** 30, 2 ** 20, 'GiB', 'MiB'] : [1e9, 1e6, 'GB', 'MB'];
   const big = list(values).some((v) => isNum(v) && Math.abs(v) >= giga);
   return (v) => (!isNum(v) ? DASH : big ? `${sig3(v / giga)} ${g}` : v === 0 ? `0 ${m}` : `${sig3(v / mega)} ${m}`);
@@ -111,7 +114,7 @@ function bytesColumn(values) {
 
 // The model's name for a sentence: the hub id or example name it came from, else the config's
 // _name_or_path, else '' (the sentence then says "this <model_type> model").
-function modelName(label, configText) {
+export function modelName(label, configText) {
   const l = String(label || '').replace(/ \(copy: edit it\)$/, '');
   if (l && !/\.json$/i.test(l) && l !== 'copy of A') return l;
   try {
@@ -123,7 +126,7 @@ function modelName(label, configText) {
 
 // The headline for the plan as chosen (its mode, batch, precision), from the report's numbers:
 // what the card must hold at the peak and the smallest card that holds that batch.
-function planHeadline(r, name) {
+export function planHeadline(r, name) {
   const p = r.plan || {};
   const mode = p.mode || 'full';
   const batch = isNum(p.batch) ? p.batch : 1;
@@ -147,13 +150,13 @@ function planHeadline(r, name) {
   return `${how} ${shape} in ${text(p.precision)}${base} takes ${size} (${where}).`;
 }
 
-const MODE_LABELS = { full: 'Full fine-tune', lora: 'LoRA', qlora: 'QLoRA', serve: 'Serve' };
-const MODES = ['full', 'lora', 'qlora', 'serve'];
-const modeLabel = (m) => MODE_LABELS[m] || text(m);
+export const MODE_LABELS = { full: 'Full fine-tune', lora: 'LoRA', qlora: 'QLoRA', serve: 'Serve' };
+export const MODES = ['full', 'lora', 'qlora', 'serve'];
+export const modeLabel = (m) => MODE_LABELS[m] || text(m);
 
 // The line of the key a JSON path names ("$.text_config.hidden_size") in the text as typed, so an
 // error can point at it; 0 when not found. A small scanner, not a parser: the core validates.
-function lineOfPath(src, path) {
+export function lineOfPath(src, path) {
   const want = String(path || '').replace(/^\$\.?/, '');
   if (!want) return 0;
   const stack = [];          // keys of the open containers ('' for arrays and the root)

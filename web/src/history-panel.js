@@ -4,10 +4,17 @@
 // compare view's machinery (web/src/changes.js, effect texts of web/src/compare.js) applied to
 // history. The core plans every what-if in the planner's worker, at low priority. Not a planner.
 
+import { el } from './format.js';
+import { parseHubId } from './hub.js';
+import { pageHub } from './hub-panel.js';
+import { analyseHistory, indexChangeText } from './changes.js';
+import { deltaTexts } from './compare.js';
+import { td } from './render.js';
+
 const HISTORY_DEFAULT_CHECKED = 10;
 
 // makeHistoryPanel({planner, endpoint(), options()}) → {open(input)}
-function makeHistoryPanel(ctx) {
+export function makeHistoryPanel(ctx) {
   let box = null, gen = 0;
   function ensureBox() {
     if (box) return box;

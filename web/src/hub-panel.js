@@ -4,10 +4,13 @@
 // safetensors total), a button that opens the revision history (web/src/history-panel.js), and
 // a note while the browser is offline. Not a planner; the hub client is web/src/hub.js.
 
+import { DASH, el, int, isNum, text } from './format.js';
+import { HUB_DEFAULT, hubClient } from './hub.js';
+
 let hubToken = '';
 
 // The page's client for an endpoint, with the token as it is now.
-function pageHub(endpoint) {
+export function pageHub(endpoint) {
   const c = hubClient(endpoint || HUB_DEFAULT);
   c.setToken(hubToken);
   return c;
@@ -17,7 +20,7 @@ const compactCount = (n) => (!isNum(n) ? DASH : n >= 1e6 ? `${(n / 1e6).toFixed(
 const gatedText = (g) => (g === false ? 'no' : g === null || g === undefined ? DASH : `yes (${g === true ? 'gated' : g})`);
 
 // hubExtras(slot, {onHistory(input)}) → {root, show(got, label), clear()}
-function hubExtras(slot, ctx) {
+export function hubExtras(slot, ctx) {
   const p = slot === 'a' ? '' : 'b-';
   const meta = el('dl', { id: `${p}hub-meta`, className: 'hub-meta', hidden: true });
   const offline = el('p', { id: `${p}hub-offline`, className: 'hub-status bad', hidden: typeof navigator === 'undefined' || navigator.onLine !== false },

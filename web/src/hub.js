@@ -1,5 +1,5 @@
-// web/src/hub.js: the Hugging Face hub client shared by the page, the widget (concatenated into
-// their one function scope by scripts/build-web.mjs) and the CLI (require()d by scripts/cardfit,
+// web/src/hub.js: the Hugging Face hub client shared by the page, the widget (imported into
+// their bundles by scripts/build-web.mjs) and the CLI (require()d by scripts/cardfit,
 // using Node 20's global fetch). It reads, never writes:
 //   {hub}/api/models/{id}[/revision/{rev}]     metadata: downloads, likes, lastModified, gated,
 //                                              library_name, pipeline_tag, safetensors.total
@@ -14,12 +14,12 @@
 // hub.bad_id, hub.bad_response, safetensors.invalid). A token is kept
 // in the client's closure only: never stored, never put in a URL. Not a planner.
 
-const HUB_DEFAULT = 'https://huggingface.co';
-const HUB_TIMEOUT_MS = 20000;
+export const HUB_DEFAULT = 'https://huggingface.co';
+export const HUB_TIMEOUT_MS = 20000;
 const HUB_MAX_COMMIT_PAGES = 10;            // 10 pages of 100 commits: enough for any config history
 const SAFETENSORS_MAX_HEADER = 100 * 1024 * 1024;  // a larger "header" is not a safetensors header
 
-class HubError extends Error {
+export class HubError extends Error {
   constructor(kind, message, status) {
     super(message);
     this.kind = kind;
@@ -27,10 +27,10 @@ class HubError extends Error {
     if (status) this.status = status;
   }
 }
-const SourceError = HubError;  // the page's file readers (web/src/sources.js) throw the same kind
+export const SourceError = HubError;  // the page's file readers (web/src/sources.js) throw the same kind
 
 // The header length: the first 8 bytes, a little-endian unsigned 64-bit integer.
-function headerLength(buf) {
+export function headerLength(buf) {
   if (buf.byteLength < 8) throw new HubError('safetensors', 'The file is shorter than a safetensors header (8 bytes).');
   const v = new DataView(buf instanceof ArrayBuffer ? buf : buf.buffer, buf.byteOffset || 0, 8);
   const lo = v.getUint32(0, true), hi = v.getUint32(4, true);
@@ -40,7 +40,7 @@ function headerLength(buf) {
 }
 
 // "org/name", "org/name@rev", "https://huggingface.co/org/name/tree/rev" → {id, revision}.
-function parseHubId(input) {
+export function parseHubId(input) {
   let s = String(input || '').trim();
   let revision = 'main';
   const url = s.match(/^https?:\/\/[^/]+\/(.+)$/);
@@ -76,7 +76,7 @@ async function readPrefix(res, n) {
 }
 
 // RFC 8288 Link header → the URL of rel="next", or null.
-function nextLink(header) {
+export function nextLink(header) {
   for (const part of String(header || '').split(',')) {
     const m = part.match(/<([^>]*)>\s*;(.*)$/);
     if (m && /\brel\s*=\s*"?next"?/i.test(m[2])) return m[1];
@@ -96,7 +96,7 @@ function isOffline() {
 
 // makeHubClient({endpoint, token, timeoutMs, fetch}) → the client. Results are cached per
 // endpoint, id and revision (a failure is not, but for a missing file).
-function makeHubClient(settings) {
+export function makeHubClient(settings) {
   const endpoint = String((settings && settings.endpoint) || HUB_DEFAULT).replace(/\/+$/, '');
   const timeoutMs = (settings && settings.timeoutMs) || HUB_TIMEOUT_MS;
   const fetchFn = (settings && settings.fetch) || ((...a) => fetch(...a));
@@ -262,15 +262,15 @@ const hubNumber = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null
 
 // The page's and the widget's entry point (one client per endpoint, so the cache lasts the visit).
 const hubClients = new Map();
-function hubClient(endpoint) {
+export function hubClient(endpoint) {
   const key = String(endpoint || HUB_DEFAULT);
   if (!hubClients.has(key)) hubClients.set(key, makeHubClient({ endpoint: key }));
   return hubClients.get(key);
 }
-function fetchFromHub(base, input, onProgress) {
+export function fetchFromHub(base, input, onProgress) {
   return hubClient(base).fetchModel(input, onProgress);
 }
 
-if (typeof module === 'object' && module.exports) {
-  module.exports = { HUB_DEFAULT, HubError, headerLength, parseHubId, nextLink, makeHubClient };
-}
+// The package's "cardfit/hub" entry has offered these as one object (its default export) since
+// it was CommonJS; named imports are the same functions.
+export default { HUB_DEFAULT, HubError, headerLength, parseHubId, nextLink, makeHubClient };

@@ -6,6 +6,9 @@
 // parallelView(report, h) takes its helpers in `h` and touches no global; parallelSection(report,
 // ctx) is the hook render.js calls, handing over the page's helpers.
 
+import { DASH, bytes, bytesColumn, cardNames, el, int, isNum, list, text } from './format.js';
+import { rowHead, table } from './render.js';
+
 const PARALLEL_LABELS = { none: 'one card', ddp: 'DDP', fsdp: 'FSDP', fsdp2: 'FSDP2', hsdp: 'HSDP', zero1: 'ZeRO-1', zero2: 'ZeRO-2', zero3: 'ZeRO-3' };
 const parallelLabel = (s, offload) => `${PARALLEL_LABELS[s] || String(s)}${offload ? ' + offload' : ''}`;
 
@@ -15,7 +18,7 @@ function parallelTopologyText(t, gpus, cardName, h) {
     t.recommended ? '' : ' Not recommended.', t.note ? ` ${t.note}` : ''].join('');
 }
 
-function parallelView(r, h) {
+export function parallelView(r, h) {
   const x = r.parallel;
   if (!x || typeof x !== 'object') return null;
   const { el } = h;
@@ -87,7 +90,7 @@ function parallelView(r, h) {
     smallest, assumptions);
 }
 
-// The hook render.js calls (at the ES-module merge: these helpers become imports).
-function parallelSection(r) {
+// The hook render.js calls, handing the page's helpers over.
+export function parallelSection(r) {
   return parallelView(r, { el, table, rowHead, bytes, bytesColumn, int, text, list, isNum, DASH, cardNames });
 }

@@ -20,7 +20,7 @@ const WORKER_GLUE = `
   };
 })();`;
 
-function makePlanner(moduleText) {
+export function makePlanner(moduleText) {
   let worker = null;
   let direct = null; // Promise<api> when running on the main thread
   const queue = [];
@@ -41,12 +41,13 @@ function makePlanner(moduleText) {
     if (direct) return;
     if (worker) { worker.terminate(); worker = null; }
     direct = new Promise((resolve, reject) => {
-      if (typeof createCardfit !== 'function') {
+      // The module's own script defines createCardfit as a global of the page (classic script).
+      if (typeof globalThis.createCardfit !== 'function') {
         const s = document.createElement('script');
         s.textContent = moduleText;
         document.head.append(s);
       }
-      createCardfit().then(resolve, reject);
+      globalThis.createCardfit().then(resolve, reject);
     });
     if (running) { const job = running; running = null; queue.unshift(job); }
     pump();

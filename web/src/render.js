@@ -2,52 +2,33 @@
 // (docs/api.md). Not a planner: it selects, orders and formats what the report says; no memory or
 // cost is computed here. Config-derived strings only ever become text nodes (see el()).
 
-function table(caption, head, rows, className) {
+import { ACCURACY } from 'cardfit:accuracy';
+import { DASH, MODES, bytes, bytesColumn, el, entries, hours, int, isNum, list, modeLabel, percent, planHeadline, shape, si, text, unitName, units, usd } from './format.js';
+import { batchChart, memoryBars, memoryParts } from './charts.js';
+import { fitCell, strategyLabel } from './fit-cell.js';
+import { fitSection } from './fit.js';
+import { servingSection } from './serving-view.js';
+import { parallelSection } from './parallel-view.js';
+
+export function table(caption, head, rows, className) {
   return el('div', { className: 'table-wrap' }, el('table', { className: className || '' },
     caption ? el('caption', null, caption) : null,
     // A heading written '#Name' heads a numeric (right-aligned) column.
     el('thead', null, el('tr', null, head.map((h) => el('th', { scope: 'col', className: h[0] === '#' ? 'num' : '' }, h.replace(/^#/, ''))))),
     el('tbody', null, rows)));
 }
-const td = (v, className) => el('td', { className: className || '' }, v);
-const num = (v, className) => el('td', { className: `num ${className || ''}` }, v);
-const rowHead = (v) => el('th', { scope: 'row' }, v);
+export const td = (v, className) => el('td', { className: className || '' }, v);
+export const num = (v, className) => el('td', { className: `num ${className || ''}` }, v);
+export const rowHead = (v) => el('th', { scope: 'row' }, v);
 
-function section(id, title, ...body) {
+export function section(id, title, ...body) {
   return el('section', { id, className: 'block', 'aria-labelledby': `${id}-h` }, el('h2', { id: `${id}-h` }, title), body);
 }
 
-const STRATEGY_LABELS = { pipeline: 'pipeline cut', zero1: 'ZeRO-1', zero2: 'ZeRO-2', zero3: 'ZeRO-3', tensor: 'tensor parallel', single: 'one card' };
-const strategyLabel = (s) => STRATEGY_LABELS[s] || text(s);
-
-// One card × mode cell of the card table: the core's largest batch, borderline flag, or cut.
-function fitCell(card, mode) {
-  const n = (card.max_batch || {})[mode];
-  const safe = (card.safe_batch || {})[mode];
-  const split = (card.split || {})[mode];
-  if (isNum(n) && n > 0) {
-    if ((card.borderline || {})[mode]) return { kind: 'borderline', text: `batch ${int(n)}, borderline`, main: int(n), sub: 'borderline', title: 'Holds batch 1 on the estimate but not with the error margin: measure one step before reserving it.' };
-    const margin = isNum(safe) && safe < n;
-    return { kind: 'fits', text: `batch ${int(n)}${margin ? ` (${int(safe)} with margin)` : ''}`, main: int(n), sub: margin ? `${int(safe)} with margin` : '',
-      title: margin ? `Largest batch on the estimate ${int(n)}; ${int(safe)} still fits at the estimate × the borderline factor.` : '' };
-  }
-  if (split && isNum(split.cards)) {
-    const stages = list(split.stage_blocks);
-    const cut = !stages.length ? '' : stages.length <= 6 ? `: ${stages.join(' + ')} blocks`
-      : `: ${Math.min(...stages)}–${Math.max(...stages)} blocks per card`;
-    const alts = list(split.alternatives).filter((a) => a.strategy !== split.strategy).map((a) => `${strategyLabel(a.strategy)} on ${a.cards}`);
-    const title = [`${split.cards} cards, ${strategyLabel(split.strategy)}${stages.length ? `: ${stages.join(' + ')} blocks` : ''}; fullest card holds ${bytes(split.per_card_bytes)}.`,
-      alts.length ? `Also fits: ${alts.join(', ')}.` : '',
-      split.cheapest && split.cheapest !== split.strategy ? `Fewest card-hours: ${strategyLabel(split.cheapest)}.` : ''].filter(Boolean).join(' ');
-    return { kind: 'split', text: `${split.cards} cards, ${strategyLabel(split.strategy)}${cut}`, main: `${split.cards} cards`, sub: `${strategyLabel(split.strategy)}${cut}`, title };
-  }
-  return { kind: 'none', text: 'does not fit', main: 'does not fit', sub: '', title: 'Batch 1 does not fit one card, and no cut across cards of this type holds it.' };
-}
-
 // The measured error of the estimates for the plan's task, from docs/accuracy.md's generated
-// summary (ACCURACY: embedded by scripts/build-web.mjs; absent in the widget).
+// summary (ACCURACY: the cardfit:accuracy module of scripts/build-web.mjs; null in the widget).
 const ACCURACY_TASKS = { full: ['full_finetune', 'full fine-tune'], lora: ['lora', 'LoRA'], qlora: ['qlora', 'QLoRA'], serve: ['inference', 'serving'] };
-function accuracyNote(mode) {
+export function accuracyNote(mode) {
   if (typeof ACCURACY !== 'object' || !ACCURACY) return null;
   const [key, label] = ACCURACY_TASKS[mode] || ACCURACY_TASKS.full;
   const t = ACCURACY.tasks[key] || ACCURACY.tasks.all;
@@ -120,7 +101,7 @@ function countSection(r, ctx) {
   }
   const roles = entries(params.by_role).sort((a, b) => b[1] - a[1]);
   const byRole = roles.length ? table('Parameters by role', ['Role', '#Parameters', '#Share'],
-    roles.map(([role, n]) => el('tr', null, rowHead(role), num(int(n)), num(params.total ? `${(100 * n / params.total).toFixed(1)}%` : DASH)))) : null;
+    roles.map(([role, n]) => el('tr', null, rowHead(role), num(int(n)), num(percent(n, params.total))))) : null;
   // The tensor list is asked of the core when opened (MoE experts stacked per layer).
   const tensorList = el('details', { className: 'tensors', id: `${ctx.prefix}-tensors` }, el('summary', null, `Tensors, named as in the checkpoint (${int(params.tensor_count)})`));
   tensorList.addEventListener('toggle', async () => {
@@ -160,7 +141,7 @@ function memorySection(r, ctx) {
   const modeRows = MODES.filter((m) => modes[m]).map((m) => el('tr', { className: m === plan.mode ? 'sel' : '' },
     rowHead(modeLabel(m)), num(int(modes[m].seq)), num(bytes(modes[m].peak_bytes)), num(bytes(modes[m].reserved_bytes)), td(text(modes[m].peak_event || modes[m].peak_phase))));
   const labels = plan.component_labels || {};
-  const parts = memoryParts(plan).map((p) => el('tr', null, rowHead(labels[p.id] || p.label), num(bytes(p.bytes)), num(plan.reserved_bytes ? `${(100 * p.bytes / plan.reserved_bytes).toFixed(1)}%` : DASH)));
+  const parts = memoryParts(plan).map((p) => el('tr', null, rowHead(labels[p.id] || p.label), num(bytes(p.bytes)), num(percent(p.bytes, plan.reserved_bytes))));
   const phases = entries(plan.phases).map(([name, b]) => el('tr', { className: name === plan.peak_phase ? 'sel' : '' }, rowHead(name.replace(/_/g, ' ')), num(bytes(b))));
   return section('memory', 'Memory',
     el('figure', { className: 'chart-box' }, bars.svg, el('figcaption', null, bars.legend,
@@ -223,7 +204,7 @@ function costSection(r) {
       : [num(`${int(x.cards)}${x.strategy && x.strategy !== 'single' ? ` (${strategyLabel(x.strategy)})` : ''}`), num(x.priced === false ? 'no price' : hours(x.hours)), num(x.priced === false ? DASH : usd(x.usd))]));
   const serving = (r.plan || {}).mode === 'serve';
   return section('cost', 'What a run costs',
-    serving ? el('p', { className: 'note', id: 'cost-mode-note' }, `Serving is not priced as a run: this prices a ${modeLabel(c.mode).toLowerCase()} of the same model (choose a training mode to price that one).`) : null,
+    serving ? el('p', { className: 'note', id: 'cost-mode-note' }, `Serving is not priced as a run: this prices a ${modeLabel(c.mode).toLowerCase()} of the same model (choose a training mode to price that one). Serving's own cost, in $ per million tokens per card, is in the serving section above.`) : null,
     el('p', null, `A roofline estimate of one ${modeLabel(c.mode).toLowerCase()} run: ${int(c.epochs)} epochs × ${int(c.samples)} samples × ${int(c.seq)} tokens (${si(c.tokens)} tokens) at batch ${int(c.batch)}, ${si(c.total_flops)}FLOP at MFU ${text(c.mfu)}.`),
     el('dl', { className: 'summary' },
       el('dt', null, 'Priced on'), el('dd', { id: 'cost-priced' }, run(c.priced)),
@@ -323,7 +304,7 @@ function twinsSection(r, ctx) {
   return section('twins', 'The same report as Markdown and JSON', md, js);
 }
 
-function renderReport(r, ctx) {
+export function renderReport(r, ctx) {
   const parts = [];
   for (const part of [heroSection, countSection, memorySection, batchSection, cardsSection, fitSection, servingSection, parallelSection, costSection, structureSection, checksSection, assumptionsSection, twinsSection, cliSection]) {
     try {

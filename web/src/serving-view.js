@@ -6,6 +6,9 @@
 // servingView(report, h) takes its helpers in `h` (el, table, bytes, …) and touches no global;
 // servingSection(report, ctx) is the hook render.js calls, handing over the page's helpers.
 
+import { DASH, bytes, bytesColumn, cardNames, el, int, isNum, list, text, usd } from './format.js';
+import { rowHead, table } from './render.js';
+
 const SERVING_ENGINES = {
   hf: 'Hugging Face generate()',
   vllm: 'vLLM',
@@ -69,7 +72,7 @@ function servingRule(s, row, cardName, h) {
   }
 }
 
-function servingView(r, h) {
+export function servingView(r, h) {
   const s = r.serving;
   if (!s || typeof s !== 'object') return null;
   const { el } = h;
@@ -140,7 +143,7 @@ function servingView(r, h) {
     serving ? details : el('details', { id: 'serving-more' }, el('summary', null, `The ${engine} budget, concurrency and cost on every card (choose the serve mode to keep this open)`), details));
 }
 
-// The hook render.js calls (at the ES-module merge: these helpers become imports).
-function servingSection(r, ctx) {
+// The hook render.js calls, handing the page's helpers over.
+export function servingSection(r, ctx) {
   return servingView(r, { el, table, rowHead, bytes, bytesColumn, int, usd, text, list, isNum, DASH, cardNames, optionLink: ctx.optionLink });
 }

@@ -1,11 +1,13 @@
 // web/src/sources.js: where a config comes from besides the paste box and the hub. Files:
 // config.json, a model.safetensors (only its header is read, with File.slice: 8 bytes of length,
 // then the JSON header; never the weights) or a model.safetensors.index.json. The hub is
-// web/src/hub.js (loaded before this file: SourceError and headerLength are its). Not a planner:
+// web/src/hub.js (SourceError and headerLength are its). Not a planner:
 // it returns text for the core.
 
+import { SourceError, headerLength } from './hub.js';
+
 // What a dropped or chosen file is: 'safetensors', 'index' or 'config' (by name, then content).
-async function readDroppedFile(file) {
+export async function readDroppedFile(file) {
   const name = file.name || 'file';
   if (/\.safetensors$/i.test(name)) {
     const n = headerLength(await file.slice(0, 8).arrayBuffer());

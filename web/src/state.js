@@ -11,7 +11,10 @@
 // Options keep the core's snake_case names; lists are comma-separated, prices "id:usd,id:usd",
 // booleans true/false. Not a planner: it only moves text in and out of the URL.
 
-const FRAGMENT_VERSION = 'v1';
+import { OPTION_SCHEMA } from 'cardfit:option-schema';
+import { isNum } from './format.js';
+
+export const FRAGMENT_VERSION = 'v1';
 const SLOT_KEYS = { a: ['a', 'an', 'ah', 'ai', 'ac', 'ax'], b: ['b', 'bn', 'bh', 'bi', 'bc', 'bx'] };
 
 function b64url(bytesArr) {
@@ -30,7 +33,7 @@ async function pipeBytes(data, stream) {
   return new Uint8Array(await res.arrayBuffer());
 }
 
-async function packText(str) {
+export async function packText(str) {
   const raw = new TextEncoder().encode(str);
   const plain = `j.${b64url(raw)}`;
   if (raw.length < 160 || typeof CompressionStream !== 'function') return plain;
@@ -38,7 +41,7 @@ async function packText(str) {
   return z.length < plain.length ? z : plain;
 }
 
-async function unpackText(s) {
+export async function unpackText(s) {
   if (s.startsWith('j.')) return new TextDecoder('utf-8', { fatal: true }).decode(unb64url(s.slice(2)));
   if (s.startsWith('z.')) {
     if (typeof DecompressionStream !== 'function') throw new Error('this browser cannot decompress the link (no DecompressionStream)');
@@ -47,18 +50,18 @@ async function unpackText(s) {
   throw new Error(`unknown text encoding "${s.slice(0, 2)}"`);
 }
 
-// Options as the fragment spells them, typed by the core's option schema (OPTION_SCHEMA, put
-// first in the page and the widget by scripts/build-web.mjs from cardfit.describe).
-const OPTION_SPECS = new Map(OPTION_SCHEMA.options.map((o) => [o.name, o]));
-const LIST_OPTIONS = new Set(OPTION_SCHEMA.options.filter((o) => o.type === 'names').map((o) => o.name));
-function optionToString(name, v) {
+// Options as the fragment spells them, typed by the core's option schema (OPTION_SCHEMA: the
+// cardfit:option-schema module that scripts/build-web.mjs makes from cardfit.describe).
+export const OPTION_SPECS = new Map(OPTION_SCHEMA.options.map((o) => [o.name, o]));
+export const LIST_OPTIONS = new Set(OPTION_SCHEMA.options.filter((o) => o.type === 'names').map((o) => o.name));
+export function optionToString(name, v) {
   if (Array.isArray(v)) return v.join(',');
   if (v && typeof v === 'object') return Object.entries(v).map(([k, p]) => `${k}:${p}`).join(',');
   return String(v);
 }
 // Text → the JSON type the schema names. What does not read as that type stays text, so the core
 // refuses it with its own code and message; an unknown name is kept for the core to name.
-function optionFromString(name, s) {
+export function optionFromString(name, s) {
   const spec = OPTION_SPECS.get(name);
   switch (spec && spec.type) {
     case 'names': return s ? s.split(',').map((x) => x.trim()).filter(Boolean) : [];
@@ -76,7 +79,7 @@ function optionFromString(name, s) {
 }
 // state: {a: slot, b: slot|null, options: {}, view, hub}; slot: {text, label, hubId, checkpointTotal,
 // header, index} (header/index: {name, text} or null). Returns the fragment, starting with "#".
-async function encodeState(state) {
+export async function encodeState(state) {
   const p = new URLSearchParams();
   p.append(FRAGMENT_VERSION, '');
   for (const slot of ['a', 'b']) {
@@ -98,7 +101,7 @@ async function encodeState(state) {
 }
 
 // → {state, errors: [..]}; sources named by "ex:" or "hub:" come back as {example} / {hubId}.
-async function decodeState(hash) {
+export async function decodeState(hash) {
   const raw = String(hash || '').replace(/^#/, '');
   if (!raw) return null;
   const p = new URLSearchParams(raw);

@@ -7,26 +7,19 @@
 // registration is all it leaves, and loading it twice is harmless. Not a planner: it renders the
 // core's report. Documented in docs/web.md ("The embed widget").
 
+import createCardfit from 'cardfit:core';
+import WIDGET_CSS from 'cardfit:widget-css';
+import { MODES, bytes, cardNames, el, hours, int, isNum, list, modeLabel, modelName, planHeadline, shortCard, text, usd } from './format.js';
+import { memoryBars, memoryParts } from './charts.js';
+import { fitCell } from './fit-cell.js';
+import { fitLine } from './fit.js';
+import { HUB_DEFAULT, HUB_TIMEOUT_MS, SourceError, fetchFromHub } from './hub.js';
+import { encodeState } from './state.js';
+import { OPTION_ATTRS, SOURCE_ATTRS, attrOptions } from './widget-attrs.js';
+
 const TAG = 'cardfit-plan';
-// Every option of the core's schema is an attribute: its name with dashes (lora_rank → lora-rank).
-const OPTION_ATTRS = OPTION_SCHEMA.options.map((o) => o.name.replace(/_/g, '-'));
-const SOURCE_ATTRS = ['config-url', 'hub-id', 'hub', 'page-url', 'theme', 'label'];
 let apiPromise = null;
 const getApi = () => apiPromise || (apiPromise = createCardfit());
-
-// Attribute text → option values, typed by the schema as share links are (optionFromString); a
-// boolean attribute present without a value is true (<cardfit-plan grad-ckpt>).
-function attrOptions(node) {
-  const o = {};
-  for (const a of OPTION_ATTRS) {
-    if (!node.hasAttribute(a)) continue;
-    const v = node.getAttribute(a).trim();
-    const name = a.replace(/-/g, '_');
-    if (OPTION_SPECS.get(name).type === 'boolean' && v === '') o[name] = true;
-    else if (v !== '') o[name] = optionFromString(name, v);
-  }
-  return o;
-}
 
 class CardfitPlan extends HTMLElement {
   static get observedAttributes() { return [...OPTION_ATTRS, ...SOURCE_ATTRS]; }
@@ -117,7 +110,7 @@ class CardfitPlan extends HTMLElement {
     const bars = memoryBars(rows, { idPrefix: `cf${this._gen}-bars`, title: 'Memory the card must hold per mode, batch 1', desc: rows.map((x) => `${x.label}: ${bytes(x.total)}`).join('; ') });
     const nameOf = cardNames(r.cards);  // distinct: "H100 PCIe" and "H100 SXM5", not two "H100"
     const cardRows = list(r.cards).map((c) => el('tr', null, el('th', { scope: 'row', title: text(c.name) }, nameOf(c), el('span', { className: 'cap' }, ` ${bytes(c.capacity_bytes)}`)),
-      MODES.map((m) => { const f = widgetFit(c, m); return el('td', { className: `fit ${f.kind}`, title: f.title || null }, f.text); })));
+      MODES.map((m) => { const f = fitCell(c, m); return el('td', { className: `fit ${f.kind}`, title: f.shortTitle || null }, f.short); })));
     const cost = r.cost || {};
     const cheapest = cost.cheapest;
     const cardName = (id) => nameOf(list(r.cards).find((c) => c.id === id) || { id, name: id });
@@ -143,14 +136,6 @@ class CardfitPlan extends HTMLElement {
       el('footer', null, 'Estimated from the model\'s structure in your browser, not measured. ', link));
     this.dispatchEvent(new CustomEvent('cardfit-plan', { detail: { total: r.params.total, headline } }));
   }
-}
-
-function widgetFit(card, mode) {
-  const n = (card.max_batch || {})[mode];
-  if (isNum(n) && n > 0) return (card.borderline || {})[mode] ? { kind: 'borderline', text: `${int(n)} ⚠`, title: 'borderline: holds batch 1 only within the estimate\'s error' } : { kind: 'fits', text: int(n) };
-  const s = (card.split || {})[mode];
-  if (s && isNum(s.cards)) return { kind: 'split', text: `${s.cards} cards`, title: `${s.cards} cards, ${s.strategy}${list(s.stage_blocks).length ? `: ${s.stage_blocks.join(' + ')} blocks` : ''}` };
-  return { kind: 'none', text: '—', title: 'does not fit' };
 }
 
 if (typeof customElements !== 'undefined' && !customElements.get(TAG)) customElements.define(TAG, CardfitPlan);

@@ -2,7 +2,7 @@
 // one card (NO), data parallel over the planned cards (MULTI_GPU, DDP), ZeRO-3 as FSDP FULL_SHARD,
 // ZeRO-1/2 as DeepSpeed. Keys as `accelerate config` writes them (accelerate 1.x).
 
-const EXPORT_ACCELERATE = {
+export const EXPORT_ACCELERATE = {
   id: 'accelerate',
   label: 'accelerate config (.yaml)',
   file: (stem) => `${stem}.accelerate.yaml`,
@@ -54,4 +54,3 @@ const EXPORT_ACCELERATE = {
   },
 };
 
-if (typeof module === 'object' && module.exports) module.exports = EXPORT_ACCELERATE;

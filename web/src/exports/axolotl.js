@@ -1,7 +1,7 @@
 // web/src/exports/axolotl.js: an Axolotl YAML with the plan's settings. The dataset, learning
 // rate and epochs are the user's (cardfit does not plan them) and marked so.
 
-const EXPORT_AXOLOTL = {
+export const EXPORT_AXOLOTL = {
   id: 'axolotl',
   label: 'Axolotl config (.yaml)',
   file: (stem) => `${stem}.axolotl.yaml`,
@@ -41,4 +41,3 @@ const EXPORT_AXOLOTL = {
   },
 };
 
-if (typeof module === 'object' && module.exports) module.exports = EXPORT_AXOLOTL;

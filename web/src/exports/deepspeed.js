@@ -2,7 +2,7 @@
 // micro-batch, accumulation, precision and ZeRO stage (0 when the plan needs no sharding). The
 // "auto" values are filled in by the transformers Trainer integration; the planned ones are not.
 
-const EXPORT_DEEPSPEED = {
+export const EXPORT_DEEPSPEED = {
   id: 'deepspeed',
   label: 'DeepSpeed ZeRO config (.json)',
   file: (stem) => `${stem}.ds_config.json`,
@@ -28,4 +28,3 @@ const EXPORT_DEEPSPEED = {
   },
 };
 
-if (typeof module === 'object' && module.exports) module.exports = EXPORT_DEEPSPEED;

@@ -5,7 +5,7 @@
 // the first step creates the optimizer states, the peak is read over the second one (the steady
 // state the plan's peak_bytes describes). Serving runs one generate() token instead.
 
-const EXPORT_MEASURE = {
+export const EXPORT_MEASURE = {
   id: 'measure',
   label: 'Measure one step on your GPU (.py)',
   file: (stem) => `${stem}.measure.py`,
@@ -153,4 +153,3 @@ if __name__ == "__main__":
   },
 };
 
-if (typeof module === 'object' && module.exports) module.exports = EXPORT_MEASURE;

@@ -5,7 +5,7 @@
 // not invented. Shared by the page's export menu and the CLI's --export (by require()).
 
 // exportSettings(report, {options, configText, modelId}) → the settings, or throws on a failed plan.
-function exportSettings(report, ctx) {
+export function exportSettings(report, ctx) {
   if (!report || !report.ok || !report.plan) throw new Error('There is no plan to export: the config did not plan.');
   const p = report.plan;
   const o = (ctx && ctx.options) || {};
@@ -82,9 +82,6 @@ const zeroStage = (s) => ({ zero1: 1, zero2: 2, zero3: 3 }[s.strategy] || 0);
 const GB = (b) => `${(b / 1e9).toFixed(2)} GB`;
 
 // Passed to each target's render(settings, helpers): the targets are loaded alike by the page
-// (one scope) and by Node (one module each).
-const EXPORT_HELPERS = { hfOptim, weightDtype, mixedPrecision, zeroStage, GB };
+// (one bundle) and by Node (one module each).
+export const EXPORT_HELPERS = { hfOptim, weightDtype, mixedPrecision, zeroStage, GB };
 
-if (typeof module === 'object' && module.exports) {
-  module.exports = { exportSettings, EXPORT_HELPERS };
-}

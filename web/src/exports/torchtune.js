@@ -2,7 +2,7 @@
 // (torchtune's recipe names and keys). torchtune trains in one dtype (no autocast): a mixed plan
 // maps to dtype=bf16, which holds 16-bit rather than fp32 master weights, and the line says so.
 
-const EXPORT_TORCHTUNE = {
+export const EXPORT_TORCHTUNE = {
   id: 'torchtune',
   label: 'torchtune override line (.sh)',
   file: (stem) => `${stem}.torchtune.sh`,
@@ -34,4 +34,3 @@ const EXPORT_TORCHTUNE = {
   },
 };
 
-if (typeof module === 'object' && module.exports) module.exports = EXPORT_TORCHTUNE;

@@ -2,7 +2,7 @@
 // and, for LoRA/QLoRA, PEFT's LoraConfig and the bitsandbytes quantization, all with the plan's
 // settings. Strings are written as JSON string literals, which Python reads the same.
 
-const EXPORT_TRL = {
+export const EXPORT_TRL = {
   id: 'trl',
   label: 'TRL SFTConfig + PEFT LoraConfig (.py)',
   file: (stem) => `${stem}.trl.py`,
@@ -57,4 +57,3 @@ const EXPORT_TRL = {
   },
 };
 
-if (typeof module === 'object' && module.exports) module.exports = EXPORT_TRL;
