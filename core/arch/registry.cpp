@@ -88,6 +88,9 @@ const std::vector<Family>& family_registry() {
       {"qwen3_5_moe", families::qwen3_5_moe},
       {"gemma4", families::gemma4},
       {"mistral3", families::mistral3},
+      {"qwen3_vl_moe_text", families::qwen3_vl_moe_text},
+      {"qwen3_vl_moe", families::qwen3_vl_moe},
+      {"llama4", families::llama4},
   };
   return list;
 }
