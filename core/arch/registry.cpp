@@ -4,6 +4,7 @@
 #include "../error.hpp"
 #include "families/families.hpp"
 #include "families/wrappers.hpp"
+#include "families/zoo2026.hpp"
 
 namespace cardfit {
 
@@ -52,10 +53,12 @@ const std::vector<Family>& family_registry() {
       {"olmo", families::olmo},
       {"olmo2", families::olmo2},
       {"cohere", families::cohere},
+      {"cohere2", families::cohere2},
       {"stablelm", families::stablelm},
       {"starcoder2", families::starcoder2},
       {"phi", families::phi},
       {"phi3", families::phi3},
+      {"phimoe", families::phimoe},
       {"nemotron", families::nemotron},
       {"baichuan", families::baichuan},
       {"qwen", families::qwen},

@@ -1,0 +1,13 @@
+// The text families added for issue 10's 2026 zoo (Tier 2: small deltas from traced families);
+// registry.cpp maps model_type to them. Declared apart from families.hpp, like wrappers.hpp, so that
+// adding one rebuilds only the files that use it.
+#pragma once
+#include "../../config.hpp"
+#include "../../model.hpp"
+
+namespace cardfit::families {
+
+Model cohere2(const Config& cfg);  // Command R7B / A: cohere's parallel block, sliding + NoPE full layers
+Model phimoe(const Config& cfg);   // Phi-3.5-MoE: Mixtral's experts with LayerNorms and biases
+
+}  // namespace cardfit::families
