@@ -42,8 +42,9 @@ void gemma4_moe_decoder_layer(ModelBuilder& b, const SandwichLayerSpec& layer, c
   b.norm(p + "post_feedforward_layernorm_2", hidden, NormKind::rmsnorm);
   const ValueId routed = b.cursor();
 
+  // h1 + h2: an add of the two branches (typed as one; it keeps nothing for backward), not the stream.
   b.reads({dense, routed});
-  b.node({.name = p + "feed_forward_sum", .op = Op::other, .detail = "add", .in = hidden, .out = hidden});
+  b.node({.name = p + "feed_forward_sum", .op = Op::residual_add, .detail = "add", .in = hidden, .out = hidden});
   b.norm(p + "post_feedforward_layernorm", hidden, NormKind::rmsnorm);
   b.residual(p + "residual_mlp", hidden);
 }

@@ -59,6 +59,7 @@ const std::vector<Family>& family_registry() {
       {"phi", families::phi},
       {"phi3", families::phi3},
       {"phimoe", families::phimoe},
+      {"lfm2", families::lfm2},
       {"nemotron", families::nemotron},
       {"baichuan", families::baichuan},
       {"qwen", families::qwen},

@@ -8,6 +8,7 @@
 namespace cardfit::families {
 
 Model cohere2(const Config& cfg);  // Command R7B / A: cohere's parallel block, sliding + NoPE full layers
-Model phimoe(const Config& cfg);   // Phi-3.5-MoE: Mixtral's experts with LayerNorms and biases
+Model phimoe(const Config& cfg);
+Model lfm2(const Config& cfg);     // LFM2: gated short-conv layers and attention layers   // Phi-3.5-MoE: Mixtral's experts with LayerNorms and biases
 
 }  // namespace cardfit::families
