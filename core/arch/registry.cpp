@@ -69,6 +69,7 @@ const std::vector<Family>& family_registry() {
       {"qwen3_5_moe_text", families::qwen3_5_moe_text},
       {"smollm3", families::smollm3},
       {"glm4_moe", families::glm4_moe},
+      {"glm4_moe_lite", families::glm4_moe_lite},
       {"nemotron_h", families::nemotron_h},
       {"gemma4_text", families::gemma4_text},
       {"olmoe", families::olmoe},
