@@ -77,6 +77,7 @@ const std::vector<Family>& family_registry() {
       {"exaone4", families::exaone4},
       {"llama4_text", families::llama4_text},
       {"ernie4_5", families::ernie4_5},
+      {"ernie4_5_moe", families::ernie4_5_moe},
       {"xlm-roberta", families::bert},
       {"deberta-v2", families::deberta_v2},
       {"modernbert", families::modernbert},
