@@ -60,6 +60,7 @@ const std::vector<Family>& family_registry() {
       {"phi3", families::phi3},
       {"phimoe", families::phimoe},
       {"lfm2", families::lfm2},
+      {"hunyuan_v1_dense", families::hunyuan_v1_dense},
       {"nemotron", families::nemotron},
       {"baichuan", families::baichuan},
       {"qwen", families::qwen},
