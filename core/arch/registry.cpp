@@ -61,6 +61,7 @@ const std::vector<Family>& family_registry() {
       {"phimoe", families::phimoe},
       {"lfm2", families::lfm2},
       {"hunyuan_v1_dense", families::hunyuan_v1_dense},
+      {"hunyuan_v1_moe", families::hunyuan_v1_moe},
       {"nemotron", families::nemotron},
       {"baichuan", families::baichuan},
       {"qwen", families::qwen},

@@ -39,3 +39,34 @@ TEST_CASE("Hy-MT2-7B (hunyuan_v1_dense): exact total by hand, q/k norms of head_
   REQUIRE(r.at("ok") == true);
   CHECK(r["params"]["total"] == total);
 }
+
+namespace {
+constexpr int64_t E = 64, I = 3072;
+constexpr int64_t moe_layer = H * H + 2 * H * 1024 + H * H + 2 * 128  // attention and its q/k norms
+                              + E * H + E * 3 * H * I + 3 * H * I      // gate.wg, experts, shared_mlp
+                              + 2 * H;
+constexpr int64_t moe_total = V * H + L * moe_layer + H;
+static_assert(moe_total == 80393183232);  // the card's "80B total"
+}  // namespace
+
+TEST_CASE("Hunyuan-A13B (hunyuan_v1_moe): exact total by hand, per-layer top-k lists, a shared MLP") {
+  const Model m = trace_golden("hunyuan-a13b-instruct.json");
+  CHECK(m.parameter_count() == moe_total);
+  CHECK(m.dims.experts == E);
+  CHECK(m.dims.experts_per_token == 8);
+  CHECK(find(m, "model.layers.5.mlp.shared_mlp.gate_proj.weight")->shape == Shape{I, H});
+  json c = golden_file("hunyuan-a13b-instruct.json").at("config");
+  json k = c;
+  k["moe_topk"] = 2;  // an int applies to every layer
+  CHECK(trace_json(k).dims.experts_per_token == 2);
+  k["moe_topk"] = {8, 8};
+  try {
+    trace_json(k);
+    FAIL("traced");
+  } catch (const Error& e) {
+    CHECK(e.path == "$.moe_topk");
+  }
+  const json r = plan(c.dump(), {{"mode", "serve"}});
+  REQUIRE(r.at("ok") == true);
+  CHECK(r["params"]["total"] == moe_total);
+}

@@ -12,6 +12,7 @@ Model phimoe(const Config& cfg);
 Model lfm2(const Config& cfg);
 Model glm4_moe_lite(const Config& cfg);
 Model ernie4_5_moe(const Config& cfg);
-Model hunyuan_v1_dense(const Config& cfg);  // Hunyuan dense: Llama layers with post-RoPE q/k RMSNorms  // ERNIE 4.5 MoE: per-expert experts, shared experts, moe_statics  // GLM-4.7-Flash: DeepSeek-V3's latent attention over GLM-4.5's MoE     // LFM2: gated short-conv layers and attention layers   // Phi-3.5-MoE: Mixtral's experts with LayerNorms and biases
+Model hunyuan_v1_dense(const Config& cfg);
+Model hunyuan_v1_moe(const Config& cfg);    // Hunyuan MoE: the same attention, experts + one shared MLP  // Hunyuan dense: Llama layers with post-RoPE q/k RMSNorms  // ERNIE 4.5 MoE: per-expert experts, shared experts, moe_statics  // GLM-4.7-Flash: DeepSeek-V3's latent attention over GLM-4.5's MoE     // LFM2: gated short-conv layers and attention layers   // Phi-3.5-MoE: Mixtral's experts with LayerNorms and biases
 
 }  // namespace cardfit::families
