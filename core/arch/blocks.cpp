@@ -237,14 +237,16 @@ void lm_head(ModelBuilder& b, const std::string& name, int64_t hidden, int64_t v
 void fused_moe_block(ModelBuilder& b, const FusedMoeSpec& s) {
   const std::string p = s.prefix + ".";
   const ValueId x = b.cursor();  // the router and the gate/up projections read x
-  Node router;
-  router.name = p + s.router;
-  router.op = Op::router;
-  router.in = s.hidden;
-  router.out = s.experts;
-  router.params = b.tensor(router.name + ".weight", {s.experts, s.hidden}, Role::router, false);
-  if (s.router_bias) router.params += b.tensor(router.name + ".bias", {s.experts}, Role::router);
-  b.node(router);
+  if (!s.router.empty()) {
+    Node router;
+    router.name = p + s.router;
+    router.op = Op::router;
+    router.in = s.hidden;
+    router.out = s.experts;
+    router.params = b.tensor(router.name + ".weight", {s.experts, s.hidden}, Role::router, false);
+    if (s.router_bias) router.params += b.tensor(router.name + ".bias", {s.experts}, Role::router);
+    b.node(router);
+  }
 
   auto projection = [&](const std::string& name, int64_t in, int64_t out) {
     Node n;

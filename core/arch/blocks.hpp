@@ -91,7 +91,8 @@ enum class FusedExpertLayout {
 struct FusedMoeSpec {
   std::string prefix;              // "transformer.blocks.0.ffn"
   int64_t hidden = 0, experts = 0, top_k = 0, intermediate = 0;
-  std::string router = "router.layer";  // nn.Linear [experts, hidden], no bias
+  std::string router = "router.layer";  // nn.Linear [experts, hidden], no bias; empty: the caller
+                                        // declared the router (Gemma 4's reads another value)
   std::string gate = "experts.mlp.w1", up = "experts.mlp.v1", down = "experts.mlp.w2";
   FusedExpertLayout layout = FusedExpertLayout::rows;
   std::string act = "silu";

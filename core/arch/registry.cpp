@@ -4,6 +4,7 @@
 #include "../error.hpp"
 #include "families/families.hpp"
 #include "families/wrappers.hpp"
+#include "families/zoo2026.hpp"
 
 namespace cardfit {
 
@@ -52,10 +53,15 @@ const std::vector<Family>& family_registry() {
       {"olmo", families::olmo},
       {"olmo2", families::olmo2},
       {"cohere", families::cohere},
+      {"cohere2", families::cohere2},
       {"stablelm", families::stablelm},
       {"starcoder2", families::starcoder2},
       {"phi", families::phi},
       {"phi3", families::phi3},
+      {"phimoe", families::phimoe},
+      {"lfm2", families::lfm2},
+      {"hunyuan_v1_dense", families::hunyuan_v1_dense},
+      {"hunyuan_v1_moe", families::hunyuan_v1_moe},
       {"nemotron", families::nemotron},
       {"baichuan", families::baichuan},
       {"qwen", families::qwen},
@@ -65,6 +71,7 @@ const std::vector<Family>& family_registry() {
       {"qwen3_5_moe_text", families::qwen3_5_moe_text},
       {"smollm3", families::smollm3},
       {"glm4_moe", families::glm4_moe},
+      {"glm4_moe_lite", families::glm4_moe_lite},
       {"nemotron_h", families::nemotron_h},
       {"gemma4_text", families::gemma4_text},
       {"olmoe", families::olmoe},
@@ -72,6 +79,7 @@ const std::vector<Family>& family_registry() {
       {"exaone4", families::exaone4},
       {"llama4_text", families::llama4_text},
       {"ernie4_5", families::ernie4_5},
+      {"ernie4_5_moe", families::ernie4_5_moe},
       {"xlm-roberta", families::bert},
       {"deberta-v2", families::deberta_v2},
       {"modernbert", families::modernbert},
@@ -88,6 +96,9 @@ const std::vector<Family>& family_registry() {
       {"qwen3_5_moe", families::qwen3_5_moe},
       {"gemma4", families::gemma4},
       {"mistral3", families::mistral3},
+      {"qwen3_vl_moe_text", families::qwen3_vl_moe_text},
+      {"qwen3_vl_moe", families::qwen3_vl_moe},
+      {"llama4", families::llama4},
   };
   return list;
 }

@@ -54,6 +54,10 @@ std::vector<std::string> shape_errors(const Model& m) {
             expect(0, g.heads * g.head_dim, 0, "the query");
             expect(1, g.kv_heads * g.head_dim, 0, "the key");
             expect(2, g.kv_heads * g.v_head_dim, 0, "the value");
+          } else if (standard && n.inputs.size() == 2 && n.inputs[0] != n.inputs[1]) {
+            // Gemma 4's attention_k_eq_v: the values are the key projection's output.
+            expect(0, g.heads * g.head_dim, 0, "the query");
+            expect(1, g.kv_heads * g.head_dim, 0, "the key");
           } else if (standard && !n.inputs.empty() && !g.cross) {
             const int64_t qkv = g.qkv_features ? g.qkv_features : g.heads * g.head_dim + g.kv_heads * (g.head_dim + g.v_head_dim);
             expect(0, qkv, 0, "the fused q/k/v");

@@ -193,8 +193,8 @@ TEST_CASE("Gemma 4 E2B text: layers sharing KV hold no cache, per-layer embeddin
   CHECK(find(m, "model.embed_tokens_per_layer.weight")->shape == Shape{262144, 35 * 256});
 
   json c = golden_file("gemma-4-e2b-text.json").at("config");
-  c["enable_moe_block"] = true;
-  CHECK(refusal(c).path == "$.enable_moe_block");
+  c["enable_moe_block"] = true;  // traced since issue 10 (gemma4_moe.hpp); the expert sizes it needs are absent
+  CHECK(refusal(c).path == "$.num_experts");
 }
 
 TEST_CASE("EXAONE 4, Llama 4 and Qwen3.5-MoE text: per-layer windows and stored expert layouts") {

@@ -3,11 +3,13 @@
 // layers of head_dim and full layers of global_head_dim (with num_global_key_value_heads and no
 // v_proj when attention_k_eq_v); the last num_kv_shared_layers layers reuse an earlier layer's keys
 // and values (no k/v projections; a double-wide MLP with use_double_wide_mlp); per-layer embeddings
-// when hidden_size_per_layer_input > 0 (per_layer_inputs.hpp). The MoE beside the MLP
-// (enable_moe_block, Gemma 4 26B-A4B) is refused until its checkpoint layout is confirmed.
+// when hidden_size_per_layer_input > 0 (per_layer_inputs.hpp). With enable_moe_block (Gemma 4
+// 26B-A4B) every layer runs routed experts beside its MLP (gemma4_moe.hpp), stored as
+// layers.N.router.{proj.weight, scale, per_expert_scale} and layers.N.experts.{gate_up_proj, down_proj}.
 // Each layer stores a layer_scalar buffer [1]. Gemma4TextConfig: vocab 262144, head_dim 256,
 // global_head_dim 512, sliding_window 512, tie_word_embeddings=True; layer_types default 5 sliding : 1 full.
 #include "../decoder.hpp"
+#include "../gemma4_moe.hpp"
 #include "../layer_types.hpp"
 #include "../per_layer_inputs.hpp"
 #include "families.hpp"
@@ -24,10 +26,17 @@ Model gemma4_text(const Config& c) {
   const int64_t shared = c.count_or({"num_kv_shared_layers"}, 0), first_shared = d.layers - shared;
   require(shared < d.layers, c, "num_kv_shared_layers", "num_kv_shared_layers must leave a layer that computes its KV.");
   const bool double_wide = c.boolean_or("use_double_wide_mlp", false);
-  require(!c.boolean_or("enable_moe_block", false), c, "enable_moe_block",
-          "Gemma 4 with enable_moe_block (router + stacked experts beside the MLP) is not traced yet.");
+  const bool moe = c.boolean_or("enable_moe_block", false);
+  Gemma4MoeSpec experts;
+  if (moe) {  // Gemma4TextConfig leaves these None: a MoE config must give them
+    experts.experts = c.positive({"num_experts"});
+    experts.top_k = c.positive({"top_k_experts"});
+    experts.intermediate = c.positive({"moe_intermediate_size"});
+    require(experts.top_k <= experts.experts, c, "top_k_experts", "top_k_experts must not exceed num_experts.");
+  }
   const int64_t ple = c.count_or({"hidden_size_per_layer_input"}, 256);
   const std::string act = c.string_or("hidden_activation", "gelu_pytorch_tanh");
+  experts.act = act;
   auto types = read_layer_types(c, d.layers, {"sliding_attention", "full_attention"},
                                 [](int64_t i) { return (i + 1) % 6 != 0 ? "sliding_attention" : "full_attention"; });
   types.back() = "full_attention";  // Gemma4TextConfig forces the last layer to full attention
@@ -49,7 +58,8 @@ Model gemma4_text(const Config& c) {
                              .kv_shared = kv_shared, .k_eq_v = full && k_eq_v};
     const MlpSpec mlp{.prefix = p + ".mlp", .hidden = d.hidden,
                       .intermediate = d.intermediate * (double_wide && kv_shared && first_shared > 0 ? 2 : 1), .act = act};
-    sandwich_norm_decoder_layer(b, {.prefix = p, .attn = attn, .mlp = mlp, .hidden = d.hidden});
+    if (moe) gemma4_moe_decoder_layer(b, {.prefix = p, .attn = attn, .mlp = mlp, .hidden = d.hidden}, experts);
+    else sandwich_norm_decoder_layer(b, {.prefix = p, .attn = attn, .mlp = mlp, .hidden = d.hidden});
     b.buffer(p + ".layer_scalar", {1});
     if (ple > 0) per_layer_input_merge(b, p, d.hidden, ple, act);
   }
