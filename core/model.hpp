@@ -236,6 +236,8 @@ struct StoredExtra {
   std::string replaces;       // quant_blocks: the parameter whose values it packs (not stored as itself)
   int64_t values_per_element = 1;  // quant_blocks: values each stored element packs (MXFP4: 2)
   bool of_mtp = false;        // stored for an MTP layer (its scales): not loaded by the model class either
+  int32_t of_tensor = -1;     // index in Model::tensors of the parameter it packs or scales (-1: none, MTP);
+                              // the typed link plan/ follows (names are for checkpoint matching only)
 };
 
 struct Model {

@@ -99,27 +99,31 @@ void fp8_scales(const Config& q, Model& m, const std::vector<std::string>& skip)
     b0 = block[0];
     b1 = block[1];
   }
-  std::vector<std::pair<Tensor, bool>> weights;  // and whether it is an MTP layer's
-  auto consider = [&](const Tensor& t, bool mtp) {
+  std::vector<std::pair<Tensor, int32_t>> weights;  // and its index in m.tensors (-1: an MTP layer's)
+  auto consider = [&](const Tensor& t, int32_t index) {
     const bool fp8 = t.linear && t.role != Role::head && t.role != Role::embedding && t.role != Role::router &&
                      t.tied_to.empty() && t.shape.size() == 2 && ends_with(t.name, ".weight") && !excluded(skip, t.name);
-    if (fp8) weights.emplace_back(t, mtp);
+    if (fp8) weights.emplace_back(t, index);
   };
-  for (const auto& t : m.tensors) consider(t, false);
+  for (size_t i = 0; i < m.tensors.size(); ++i) consider(m.tensors[i], int32_t(i));
   for (const auto& x : m.stored_extras)
-    if (x.role == ExtraRole::mtp) consider(x.tensor, true);
-  for (const auto& [t, mtp] : weights) {
+    if (x.role == ExtraRole::mtp) consider(x.tensor, -1);
+  for (const auto& [t, index] : weights) {
     add(m, make(t.name + "_scale_inv", {ceil_div(t.shape[0], b0), ceil_div(t.shape[1], b1)}, t.role),
         ExtraRole::quant_scale, "F32");
-    m.stored_extras.back().of_mtp = mtp;
+    m.stored_extras.back().of_mtp = index < 0;
+    m.stored_extras.back().of_tensor = index;
   }
 }
 
 void mxfp4(Model& m, const std::vector<std::string>& skip) {
-  std::vector<Tensor> weights;
-  for (const auto& t : m.tensors)
-    if (t.role == Role::expert && !t.linear && t.shape.size() == 3 && !excluded(skip, t.name)) weights.push_back(t);
-  for (const auto& t : weights) {
+  std::vector<std::pair<Tensor, int32_t>> weights;
+  for (size_t i = 0; i < m.tensors.size(); ++i) {
+    const Tensor& t = m.tensors[i];
+    if (t.role == Role::expert && !t.linear && t.shape.size() == 3 && !excluded(skip, t.name))
+      weights.emplace_back(t, int32_t(i));
+  }
+  for (const auto& [t, index] : weights) {
     const int64_t e = t.shape[0], in = t.shape[1], out = t.shape[2];
     if (in % 32 != 0) {
       m.notes.push_back("quantization_config mxfp4: " + t.name + " has " + std::to_string(in) +
@@ -127,7 +131,9 @@ void mxfp4(Model& m, const std::vector<std::string>& skip) {
       continue;
     }
     add(m, make(t.name + "_blocks", {e, out, in / 32, 16}, t.role), ExtraRole::quant_blocks, "U8", t.name, 2);
+    m.stored_extras.back().of_tensor = index;
     add(m, make(t.name + "_scales", {e, out, in / 32}, t.role), ExtraRole::quant_scale, "U8");
+    m.stored_extras.back().of_tensor = index;
   }
 }
 // GPTQ (AutoGPTQ / GPTQModel QuantLinear) and AWQ (AutoAWQ WQLinear_GEMM) store each quantized
@@ -144,13 +150,16 @@ void int_packed(const Config& q, Model& m, const std::vector<std::string>& skip,
   const int64_t group = group_key && q.raw().at(*group_key).is_number_integer() && q.raw().at(*group_key).get<int64_t>() < 0
                             ? -1
                             : q.positive_or({"group_size", "q_group_size"}, 128);
-  std::vector<Tensor> weights;
-  for (const auto& t : m.tensors)
+  std::vector<std::pair<Tensor, int32_t>> weights;
+  for (size_t i = 0; i < m.tensors.size(); ++i) {
+    const Tensor& t = m.tensors[i];
     if (t.linear && t.role != Role::head && t.role != Role::embedding && t.role != Role::router && t.tied_to.empty() &&
         t.shape.size() == 2 && ends_with(t.name, ".weight") && !excluded(skip, t.name))
-      weights.push_back(t);
+      weights.emplace_back(t, int32_t(i));
+  }
   const int64_t per_word = 32 / bits;
-  for (const auto& t : weights) {
+  for (const auto& [t, index] : weights) {
+    const size_t first = m.stored_extras.size();
     const int64_t out = t.shape[0], in = t.shape[1];
     const int64_t groups = group < 0 ? 1 : ceil_div(in, group);
     const std::string stem = t.name.substr(0, t.name.size() - 6);  // without "weight"
@@ -164,6 +173,7 @@ void int_packed(const Config& q, Model& m, const std::vector<std::string>& skip,
     add(m, make(stem + "qzeros", {groups, ceil_div(out * bits, 32)}, t.role), ExtraRole::quant_scale, "I32");
     add(m, make(stem + "scales", {groups, out}, t.role), ExtraRole::quant_scale, "F16");
     if (gptq) add(m, make(stem + "g_idx", {in}, t.role), ExtraRole::lookup_table, "I32");
+    for (size_t k = first; k < m.stored_extras.size(); ++k) m.stored_extras[k].of_tensor = index;
   }
 }
 }  // namespace

@@ -237,8 +237,10 @@ void append_model(ModelBuilder& b, const Model& sub, const std::string& prefix, 
     t.name = prefix + t.name;
     m.buffers.push_back(std::move(t));
   }
+  const auto tensor_base = int32_t(m.tensors.size() - sub.tensors.size());  // where sub's tensors start
   for (StoredExtra x : sub.stored_extras) {
     x.tensor.name = prefix + x.tensor.name;
+    if (x.of_tensor >= 0) x.of_tensor += tensor_base;
     if (!x.replaces.empty()) x.replaces = prefix + x.replaces;
     m.stored_extras.push_back(std::move(x));
   }

@@ -121,9 +121,8 @@ void group_extras(const Model& m, Reconciliation& r, Count count) {
       g.scalars = checked_add(g.scalars, *n, "the checkpoint's extra scalars");
       dtypes.insert(x.dtype);
       if (g.example.empty()) g.example = x.tensor.name;
-      if (!x.replaces.empty())
-        for (const auto& t : m.tensors)
-          if (t.name == x.replaces) r.packed_replaced = checked_add(r.packed_replaced, t.count());
+      if (!x.replaces.empty() && x.of_tensor >= 0)
+        r.packed_replaced = checked_add(r.packed_replaced, m.tensors[size_t(x.of_tensor)].count());
     }
     if (g.tensors == 0) continue;
     g.dtypes.assign(dtypes.begin(), dtypes.end());

@@ -19,25 +19,23 @@ int64_t safetensors_dtype_bytes(const std::string& dtype) {
 std::optional<StoredWeights> stored_weight_bytes(const Model& m) {
   const std::string& f = m.stored_format;
   if (f != "mxfp4" && f != "fp8" && f != "gptq" && f != "awq") return std::nullopt;
-  std::set<std::string> replaced, fp8;
+  std::set<int32_t> replaced, fp8;  // indices in m.tensors (StoredExtra::of_tensor)
   int64_t extras = 0;
   bool any = false;
   for (const auto& x : m.stored_extras) {
     if (x.role == ExtraRole::mtp || x.of_mtp) continue;  // not loaded by the model class
     any = true;
-    if (!x.replaces.empty()) replaced.insert(x.replaces);
+    if (!x.replaces.empty() && x.of_tensor >= 0) replaced.insert(x.of_tensor);
     extras = checked_add(extras, checked_mul(x.tensor.count(), safetensors_dtype_bytes(x.dtype)), "the stored weights");
-    // An FP8 weight keeps its name; its block scale marks it (stored_extras.cpp fp8_scales).
-    const std::string tail = "_scale_inv";
-    const std::string& n = x.tensor.name;
-    if (f == "fp8" && n.size() > tail.size() && n.compare(n.size() - tail.size(), tail.size(), tail) == 0)
-      fp8.insert(n.substr(0, n.size() - tail.size()));
+    // An FP8 weight is stored as itself (one byte); its block scale is linked to it.
+    if (f == "fp8" && x.role == ExtraRole::quant_scale && x.of_tensor >= 0) fp8.insert(x.of_tensor);
   }
   if (!any) return std::nullopt;
   int64_t bytes = extras;
-  for (const auto& t : m.tensors) {
-    if (!t.tied_to.empty() || replaced.count(t.name)) continue;
-    bytes = checked_add(bytes, checked_mul(t.count(), fp8.count(t.name) ? 1 : 2), "the stored weights");
+  for (size_t i = 0; i < m.tensors.size(); ++i) {
+    const Tensor& t = m.tensors[i];
+    if (!t.tied_to.empty() || replaced.count(int32_t(i))) continue;
+    bytes = checked_add(bytes, checked_mul(t.count(), fp8.count(int32_t(i)) ? 1 : 2), "the stored weights");
   }
   const std::string label = f == "mxfp4" ? "mxfp4 experts, bf16 rest"
                             : f == "fp8" ? "fp8 block-scaled linears, bf16 rest"
