@@ -223,6 +223,27 @@ struct Model;
 /// for a vision block, the same predecessor domain and tokens per image (the tokens it reads).
 /// plan/ keys its per-block cost memo on it; trace_model computes it once (Model::cost_class).
 std::vector<int32_t> block_cost_classes(const Model& m);
+/// What a published checkpoint stores beyond the parameters and buffers the model class loads
+/// (plan/checkpoint.cpp reconciles a checkpoint total against them).
+enum class ExtraRole : uint8_t {
+  mtp,             // multi-token-prediction layers the causal-LM class drops on load
+  quant_blocks,    // packed quantized values standing in for a parameter (MXFP4 _blocks: two a byte)
+  quant_scale,     // the scales of a quantized weight (FP8 weight_scale_inv, MXFP4 _scales)
+  lookup_table,    // an integer lookup table stored beside the weights
+  position_table,  // a stored position table (not a parameter)
+};
+const char* extra_role_name(ExtraRole role);
+
+struct StoredExtra {
+  Tensor tensor;              // name and shape as stored; role/linear say what it is (for scales of an MTP layer)
+  ExtraRole role = ExtraRole::mtp;
+  std::string dtype;          // the safetensors dtype ("BF16", "U8", "F32", "F8_E4M3", "I64")
+  std::string replaces;       // quant_blocks: the parameter whose values it packs (not stored as itself)
+  int64_t values_per_element = 1;  // quant_blocks: values each stored element packs (MXFP4: 2)
+  bool of_mtp = false;        // stored for an MTP layer (its scales): not loaded by the model class either
+  int32_t of_tensor = -1;     // index in Model::tensors of the parameter it packs or scales (-1: none, MTP);
+                              // the typed link plan/ follows (names are for checkpoint matching only)
+};
 
 struct Model {
   std::string model_type;         // as given in the config
@@ -232,6 +253,8 @@ struct Model {
   Dims dims;
   std::vector<Tensor> tensors;    // parameters, in checkpoint order
   std::vector<Tensor> buffers;    // non-parameter tensors the published checkpoint stores
+  std::vector<StoredExtra> stored_extras;  // what the checkpoint stores beyond them (MTP, scales, blocks)
+  std::string stored_format;      // quantization_config.quant_method of the published weights ("" none)
   std::vector<Block> blocks;
   std::vector<ValueInfo> values;  // the dataflow graph's values, indexed by ValueId
   ModelFacts facts;

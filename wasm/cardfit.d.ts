@@ -64,7 +64,7 @@ export interface PlanOptions {
   modules_to_save?: string[];
   /** Module names that get adapters (e.g. q_proj, v_proj). Default: every linear layer but the head (omit the option; [] is refused). CLI: `--lora-targets q_proj,v_proj,...`. */
   lora_targets?: string[];
-  /** The dtype of the served weights. Default: "bf16". CLI: `--serve-dtype`. */
+  /** The dtype of the served weights. Default: the checkpoint's stored format where its config has a quantization_config (mxfp4, fp8, gptq, awq), else bf16. CLI: `--serve-dtype`. */
   serve_dtype?: 'bf16' | 'fp16' | 'fp32' | 'fp8' | 'int8' | 'int4' | 'nf4';
   /** The dtype of the KV cache. Default: the activation dtype (fp32 when serving fp32). CLI: `--kv-dtype`. */
   kv_dtype?: 'bf16' | 'fp16' | 'fp32' | 'fp8';
@@ -279,7 +279,15 @@ export interface Report {
   headline: string;
   model: { model_type: string; approximate: boolean };
   params: { total: number; tensor_count: number; by_role: Record<string, number> };
-  checkpoint: null | { scalars: number; params: number; buffers: number; unexplained: number };
+  checkpoint: null | {
+    scalars: number; params: number; buffers: number; unexplained: number;
+    /** What the file stores beyond the model class, by role (mtp, quant_blocks, quant_scale, lookup_table, position_table). */
+    extras?: { role: string; tensors: number; scalars: number; dtypes: string[]; example: string }[];
+    /** Parameters the file holds only as their packed blocks (MXFP4 _blocks, GPTQ qweight). */
+    packed_replaced?: number;
+    /** How packed blocks are counted: 'stored' (elements as stored), 'values' (the values they hold), '' none. */
+    packed_counting?: string;
+  };
   plan: { mode: string; batch: number; seq: number; peak_bytes: number; reserved_bytes: number; components: Record<string, number> };
   /** Multi-GPU training per rank, present when options.parallel is set (docs/memory-model.md, "Multi-GPU"). */
   parallel?: ParallelSection;

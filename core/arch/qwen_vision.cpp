@@ -148,6 +148,10 @@ void append_renamed(ModelBuilder& b, Model sub, const std::string& from, const s
     if (!t.tied_to.empty()) rename(t.tied_to);
   }
   for (auto& t : sub.buffers) rename(t.name);
+  for (auto& x : sub.stored_extras) {
+    rename(x.tensor.name);
+    if (!x.replaces.empty()) rename(x.replaces);
+  }
   for (auto& blk : sub.blocks) {
     rename(blk.name);
     for (auto& n : blk.nodes) rename(n.name);

@@ -5,6 +5,7 @@
 #include "families/families.hpp"
 #include "families/wrappers.hpp"
 #include "families/zoo2026.hpp"
+#include "stored_extras.hpp"
 
 namespace cardfit {
 
@@ -113,6 +114,7 @@ Model trace_model(const Config& cfg) {
   for (const auto& f : family_registry())
     if (f.model_type == type) family = &f;
   Model m = family ? family->trace(cfg) : families::generic_decoder(cfg);
+  add_quantization_extras(cfg, m);  // the stored format of the weights the family declared
   derive_dims(m);  // the graph is the one source of the structural dimensions
   m.traced_parameters = m.parameter_count();  // the inventory is final from here on
   m.cost_class = block_cost_classes(m);

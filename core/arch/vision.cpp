@@ -237,6 +237,13 @@ void append_model(ModelBuilder& b, const Model& sub, const std::string& prefix, 
     t.name = prefix + t.name;
     m.buffers.push_back(std::move(t));
   }
+  const auto tensor_base = int32_t(m.tensors.size() - sub.tensors.size());  // where sub's tensors start
+  for (StoredExtra x : sub.stored_extras) {
+    x.tensor.name = prefix + x.tensor.name;
+    if (x.of_tensor >= 0) x.of_tensor += tensor_base;
+    if (!x.replaces.empty()) x.replaces = prefix + x.replaces;
+    m.stored_extras.push_back(std::move(x));
+  }
   // The sub-model's graph keeps its own edges: its value ids and node references move past ours.
   const auto value_base = ValueId(m.values.size());
   const int block_base = int(m.blocks.size());

@@ -68,15 +68,26 @@ std::string base_prefix(const Model& m) {
   return {};
 }
 
+// The parameters the file stores packed (their _blocks present): not missing, and not stored as themselves.
+template <typename Map>
+std::set<std::string> packed_in_file(const Model& m, const Map& file) {
+  const std::string prefix = base_prefix(m);
+  std::set<std::string> out;
+  for (const auto& x : m.stored_extras)
+    if (!x.replaces.empty() && lookup(file, x.tensor.name, prefix) != file.end()) out.insert(x.replaces);
+  return out;
+}
+
 template <typename Map>
 void diff_names(const Model& m, const Map& file, Reconciliation& r,
                 const std::function<void(const Tensor&, const typename Map::mapped_type&)>& on_match) {
   const std::string prefix = base_prefix(m);
+  const std::set<std::string> packed = packed_in_file(m, file);
   std::set<std::string> matched;
   auto visit = [&](const Tensor& t, bool optional) {
     auto it = lookup(file, t.name, prefix);
     if (it == file.end()) {
-      if (!optional) r.missing.push_back(t.name);
+      if (!optional && !packed.count(t.name)) r.missing.push_back(t.name);
       return;
     }
     matched.insert(it->first);
@@ -84,8 +95,61 @@ void diff_names(const Model& m, const Map& file, Reconciliation& r,
   };
   for (const auto& t : m.tensors) visit(t, !t.tied_to.empty());  // tied heads are often not stored
   for (const auto& t : m.buffers) visit(t, true);
+  // Stored extras are known names, counted by role (stored_extras), never "not traced".
+  for (const auto& x : m.stored_extras) {
+    auto it = lookup(file, x.tensor.name, prefix);
+    if (it != file.end()) matched.insert(it->first);
+  }
   for (const auto& [name, _] : file)
     if (!matched.count(name)) r.extra.push_back(name);
+}
+
+// Groups the extras by role in a fixed order; `count` gives each one's stored scalars, or nothing
+// when the file does not hold it.
+template <typename Count>
+void group_extras(const Model& m, Reconciliation& r, Count count) {
+  for (ExtraRole role : {ExtraRole::mtp, ExtraRole::quant_blocks, ExtraRole::quant_scale, ExtraRole::lookup_table,
+                         ExtraRole::position_table}) {
+    ExtraGroup g;
+    g.role = role;
+    std::set<std::string> dtypes;
+    for (const auto& x : m.stored_extras) {
+      if (x.role != role) continue;
+      const std::optional<int64_t> n = count(x);
+      if (!n) continue;
+      g.tensors += 1;
+      g.scalars = checked_add(g.scalars, *n, "the checkpoint's extra scalars");
+      dtypes.insert(x.dtype);
+      if (g.example.empty()) g.example = x.tensor.name;
+      if (!x.replaces.empty() && x.of_tensor >= 0)
+        r.packed_replaced = checked_add(r.packed_replaced, m.tensors[size_t(x.of_tensor)].count());
+    }
+    if (g.tensors == 0) continue;
+    g.dtypes.assign(dtypes.begin(), dtypes.end());
+    r.extra_scalars = checked_add(r.extra_scalars, g.scalars, "the checkpoint's extra scalars");
+    r.extras.push_back(std::move(g));
+  }
+  if (r.packed_replaced > 0) r.packed_counting = "stored";
+}
+
+// A bare total says nothing of how it counted packed blocks: the hub counts gpt-oss's MXFP4 _blocks
+// as the FP4 values they hold (its 21.5B), a safetensors header as bytes. Both are exact sums; the
+// one the total equals is reported, else the header's.
+void choose_packed_counting(const Model& m, Reconciliation& r, int64_t scalars) {
+  if (r.packed_replaced == 0) return;
+  int64_t values = 0, stored = 0;
+  for (const auto& x : m.stored_extras)
+    if (x.role == ExtraRole::quant_blocks) {
+      stored = checked_add(stored, x.tensor.count());
+      values = checked_add(values, checked_mul(x.tensor.count(), x.values_per_element));
+    }
+  const int64_t base = r.params + r.buffers + r.tied_copies + r.extra_scalars - r.packed_replaced;
+  if (scalars == base - stored + values && values != stored) {
+    r.packed_counting = "values";
+    r.extra_scalars = r.extra_scalars - stored + values;
+    for (auto& g : r.extras)
+      if (g.role == ExtraRole::quant_blocks) g.scalars = values;
+  }
 }
 // The buffers a file really stores (by name; a header gives their shapes, an index only names
 // them): what the model type registers is not what every checkpoint holds (transformers no longer
@@ -124,6 +188,14 @@ std::optional<Reconciliation> reconcile(const Model& m, const Options& opt) {
     };
     diff_names(m, file, r, match);
     r.buffers = stored_buffers(m, file, [](const Tensor&, const FileTensor& f) { return numel(f.shape); });
+    const std::string prefix = base_prefix(m);
+    group_extras(m, r, [&](const StoredExtra& x) -> std::optional<int64_t> {
+      auto it = lookup(file, x.tensor.name, prefix);
+      if (it == file.end()) return std::nullopt;
+      if (it->second.shape != x.tensor.shape)
+        r.shape_mismatches.push_back({x.tensor.name, x.tensor.shape, it->second.shape, it->second.dtype});
+      return numel(it->second.shape);
+    });
   } else if (!opt.safetensors_index.empty()) {
     r.source = "safetensors_index";
     const json j = parse_or_throw(opt.safetensors_index, "safetensors_index");
@@ -137,19 +209,30 @@ std::optional<Reconciliation> reconcile(const Model& m, const Options& opt) {
     std::function<void(const Tensor&, const std::string&)> none = [](const Tensor&, const std::string&) {};
     diff_names(m, names, r, none);
     r.buffers = stored_buffers(m, names, [](const Tensor& t, const std::string&) { return numel(t.shape); });
+    const std::string prefix = base_prefix(m);
+    group_extras(m, r, [&](const StoredExtra& x) -> std::optional<int64_t> {
+      if (lookup(names, x.tensor.name, prefix) == names.end()) return std::nullopt;
+      return x.tensor.count();
+    });
     // An index names tensors but not their shapes; a scalar total stated beside it (the hub's
     // safetensors.total) supplies the count that is then reconciled.
     if (opt.checkpoint_total) {
       r.source = "safetensors_index+checkpoint_total";
       r.scalars = *opt.checkpoint_total;
+      choose_packed_counting(m, r, *r.scalars);
     }
   } else if (opt.checkpoint_total) {
     r.source = "checkpoint_total";
     r.scalars = *opt.checkpoint_total;
+    // A total alone: everything the published files store (the model's stored extras) is in it.
+    group_extras(m, r, [](const StoredExtra& x) -> std::optional<int64_t> { return x.tensor.count(); });
+    choose_packed_counting(m, r, *r.scalars);
   } else {
     return std::nullopt;
   }
-  if (r.scalars) r.unexplained = *r.scalars - r.params - r.buffers - r.tied_copies;
+  // Packed parameters are in the file as their blocks (counted among the extras), not as themselves.
+  if (r.scalars)
+    r.unexplained = *r.scalars - r.params - r.buffers - r.tied_copies - r.extra_scalars + r.packed_replaced;
   return r;
 }
 

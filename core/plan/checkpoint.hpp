@@ -16,6 +16,15 @@ struct TensorMismatch {
   std::string dtype;
 };
 
+/// The stored extras of one role (Model::stored_extras) that the reconciliation counts.
+struct ExtraGroup {
+  ExtraRole role = ExtraRole::mtp;
+  int64_t tensors = 0;
+  int64_t scalars = 0;             // elements as stored (MXFP4 blocks: bytes)
+  std::vector<std::string> dtypes; // distinct safetensors dtypes
+  std::string example;             // one tensor name, for the report
+};
+
 struct Reconciliation {
   std::string source;              // "checkpoint_total", "safetensors_header", "safetensors_index",
                                    // "safetensors_index+checkpoint_total" (names + stated total)
@@ -23,7 +32,13 @@ struct Reconciliation {
   std::optional<int64_t> total_bytes;  // index.json metadata.total_size
   int64_t params = 0, buffers = 0;
   int64_t tied_copies = 0;             // scalars of tied tensors the file stores again (Falcon's lm_head)
-  std::optional<int64_t> unexplained;  // scalars - params - buffers - tied_copies
+  std::vector<ExtraGroup> extras;      // what the file stores beyond the model class, by role
+  int64_t extra_scalars = 0;           // their sum, as counted (see packed_counting)
+  int64_t packed_replaced = 0;         // parameters stored packed (MXFP4 _blocks), not as themselves
+  // How packed blocks are counted: "stored" (elements as the header lists them: a byte holds two FP4
+  // values) or "values" (the values they hold, as the hub's total counts gpt-oss); "" when none.
+  std::string packed_counting;
+  std::optional<int64_t> unexplained;  // scalars - params - buffers - tied_copies - extras (+ packed_replaced)
   std::vector<std::string> missing;    // traced, not in the file
   std::vector<std::string> extra;      // in the file, not traced
   std::vector<TensorMismatch> shape_mismatches;

@@ -342,7 +342,7 @@ FitAdvice advise_fit(const Model& m, const Plan& plan, const Catalog& cat, const
       if (dtype == WeightDtype::fp8 && !card.fp8) continue;
       if (base.o.serve_dtype == dtype || base.o.serve_dtype == WeightDtype::nf4 || base.o.serve_dtype == WeightDtype::int4) continue;
       if (dtype == WeightDtype::int8 && base.o.serve_dtype == WeightDtype::fp8) continue;
-      const Config c = with(base, "serve_dtype", [&](Config& x) { x.o.serve_dtype = dtype; x.delta["serve_dtype"] = name; });
+      const Config c = with(base, "serve_dtype", [&](Config& x) { x.o.serve_dtype = dtype; x.o.serve_dtype_set = true; x.delta["serve_dtype"] = name; });
       row(c, "serve_dtype", std::string("A quantized base for serving (") + name + " weights)",
           dtype == WeightDtype::int4
               ? "Quality: 4-bit weight-only quantization (GPTQ, AWQ) costs a little accuracy; decode reads fewer bytes."
@@ -477,7 +477,7 @@ FitAdvice advise_fit(const Model& m, const Plan& plan, const Catalog& cat, const
                          return with(c, "lora_rank", [&](Config& x) { set_rank(x, std::max<int64_t>(r, 4)); });
                        }});
     } else {
-      simple("serve_dtype", [](Config& x) { x.o.serve_dtype = WeightDtype::int4; x.delta["serve_dtype"] = "int4"; },
+      simple("serve_dtype", [](Config& x) { x.o.serve_dtype = WeightDtype::int4; x.o.serve_dtype_set = true; x.delta["serve_dtype"] = "int4"; },
              [](const Config& c) { return c.o.serve_dtype != WeightDtype::int4 && c.o.serve_dtype != WeightDtype::nf4; });
       simple("kv_dtype", [](Config& x) { x.o.kv_dtype = WeightDtype::fp8; x.o.kv_dtype_set = true; x.delta["kv_dtype"] = "fp8"; },
              [](const Config& c) { return !(c.o.kv_dtype_set && c.o.kv_dtype == WeightDtype::fp8); });

@@ -13,6 +13,7 @@
 #include "graph_costs.hpp"
 #include "stacks.hpp"
 #include "step_events.hpp"
+#include "stored_format.hpp"
 
 namespace cardfit {
 
@@ -373,7 +374,10 @@ MemoryModel::MemoryModel(const Model& m, const Options& given, Mode mode, int64_
     phase_names_ = {"prefill", "decode"};
     const WeightDtype wd = opt.serve_dtype;
     int64_t w = 0;
-    for (const auto& t : m.tensors) {
+    // A quantized checkpoint serves as published unless serve_dtype is given (stored_format.hpp).
+    const std::optional<StoredWeights> stored = opt.serve_dtype_set ? std::nullopt : stored_weight_bytes(m);
+    if (stored) w = stored->bytes;
+    else for (const auto& t : m.tensors) {
       if (!t.tied_to.empty()) continue;
       const int64_t n = t.count();
       const bool q = t.linear && t.role != Role::head;
@@ -384,7 +388,8 @@ MemoryModel::MemoryModel(const Model& m, const Options& given, Mode mode, int64_
       else if (wd == WeightDtype::int4) w = add(w, quantized_bytes(QuantKind::gptq, false, n, 0, t.shape.back()));
       else w = add(w, quantized_bytes(QuantKind::nf4, opt.double_quant, n, 0, 0));
     }
-    labels_[kWeights] = std::string("Weights (") + weight_dtype_name(wd) + ")";
+    labels_[kWeights] = stored ? "Weights (as stored: " + stored->label + ")"
+                               : std::string("Weights (") + weight_dtype_name(wd) + ")";
     const int64_t kvb = kv_bytes_per_element(opt);
     int64_t kv = 0;
     for (const auto& b : m.blocks)

@@ -31,6 +31,10 @@ void put_enum(Options& o, const json& v) {
   for (const auto& entry : Table)
     if (entry.name == v.get_ref<const std::string&>()) o.*Field = entry.value;
 }
+void put_serve_dtype(Options& o, const json& v) {
+  put_enum<&Options::serve_dtype, weight_dtype_names>(o, v);
+  o.serve_dtype_set = true;  // an explicit dtype, even bf16, replaces a quantized checkpoint's stored format
+}
 void put_kv_dtype(Options& o, const json& v) {
   put_enum<&Options::kv_dtype, weight_dtype_names>(o, v);
   o.kv_dtype_set = true;  // an explicit KV dtype, even bf16, overrides "the activation dtype"
@@ -191,8 +195,9 @@ constexpr OptionSpec specs[] = {
      .expect = "be a list of module names", .store = put_names<&Options::lora_targets>},
     // serving
     {.name = "serve_dtype", .type = T::enumeration, .group = "serving", .doc = "The dtype of the served weights.",
-     .flag = "--serve-dtype", .values = serve_dtype_values, .default_json = R"("bf16")",
-     .store = put_enum<&Options::serve_dtype, weight_dtype_names>},
+     .flag = "--serve-dtype", .values = serve_dtype_values,
+     .default_note = "the checkpoint's stored format where its config has a quantization_config (mxfp4, fp8, gptq, awq), else bf16",
+     .store = put_serve_dtype},
     {.name = "kv_dtype", .type = T::enumeration, .group = "serving", .doc = "The dtype of the KV cache.", .flag = "--kv-dtype",
      .values = kv_dtype_values, .default_note = "the activation dtype (fp32 when serving fp32)", .store = put_kv_dtype},
     // serving engines (engines.hpp; docs/memory-model.md, "Serving engines")

@@ -9,6 +9,7 @@
 #include "plan.hpp"
 #include "split.hpp"
 #include "stacks.hpp"
+#include "stored_format.hpp"
 
 namespace cardfit {
 
@@ -164,6 +165,21 @@ void add_assumptions(Plan& p, const Model& m, const Catalog& cat) {
                ? "; prepare_model_for_kbit_training casts embeddings, norms and head to fp32"
                : "; non-quantized parameters stay 16-bit"),
       "qlora_quant", quant_name(o.qlora_quant), "bitsandbytes, PEFT prepare_model_for_kbit_training");
+  if (!m.stored_format.empty()) {
+    // Published quantized weights (quantization_config): served as stored, trained dequantized.
+    const auto stored = stored_weight_bytes(m);
+    add("stored_format",
+        "The checkpoint stores its weights as " + m.stored_format + " (quantization_config.quant_method). Serving " +
+            (o.serve_dtype_set ? std::string("uses serve_dtype ") + weight_dtype_name(o.serve_dtype) + " as given"
+             : stored ? "holds them as stored (" + stored->label + "), as vLLM loads a pre-quantized checkpoint"
+                      : std::string("uses serve_dtype bf16: cardfit does not size this format's stored tensors")) +
+            ". Training plans the base dequantized to the training precision (" + precision_name(o.precision) +
+            ": transformers dequantizes mxfp4 and fp8 checkpoints on load for training, Mxfp4Config / "
+            "FineGrainedFP8Config dequantize=True; PEFT adapts a gptq / awq base in place, planned here at 16 bit), "
+            "and QLoRA re-quantizes that base with qlora_quant.",
+        "serve_dtype", o.serve_dtype_set ? weight_dtype_name(o.serve_dtype) : "as stored",
+        "transformers quantizers (quantizer_mxfp4.py, quantizer_finegrained_fp8.py); docs/memory-model.md#stored-format");
+  }
   add("cuda_context", "CUDA context and loaded kernels outside max_memory_allocated.", "cuda_context_bytes",
       std::to_string(p.overheads.cuda_context_bytes), "data/cards.json defaults.cuda_context_bytes");
   add("allocator_reserve",

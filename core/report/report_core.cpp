@@ -164,8 +164,18 @@ void checkpoint_section(JsonWriter& w, const std::optional<Reconciliation>& ck) 
   strings(w, c.dtypes);
   w.key("extra");
   strings(w, c.extra);
+  // What the file stores beyond the model class, by role, with exact scalar counts.
+  w.field("extra_scalars", c.extra_scalars).key("extras").begin_array();
+  for (const auto& g : c.extras) {
+    w.begin_object().key("dtypes");
+    strings(w, g.dtypes);
+    w.field("example", g.example).field("role", extra_role_name(g.role)).field("scalars", g.scalars);
+    w.field("tensors", g.tensors).end_object();
+  }
+  w.end_array();
   w.key("missing");
   strings(w, c.missing);
+  w.field("packed_counting", c.packed_counting).field("packed_replaced", c.packed_replaced);
   w.field("params", c.params).key("scalars");
   optional_int(w, c.scalars);
   w.key("shape_mismatches").begin_array();

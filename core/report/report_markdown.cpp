@@ -54,6 +54,29 @@ std::string rate(double v) { return v <= 0 ? "–" : format_thousands(int64_t(v 
 std::string hours(double v) { return v <= 0 ? "–" : fixed(v, v < 10 ? 2 : 1); }
 
 // The fit section: the changes that make the plan fit the chosen card, each re-planned.
+// The stored extras of a reconciliation, each named with its role and exact scalar count; the
+// parameters stored packed are subtracted (they are in the file as their blocks).
+std::string checkpoint_extras_text(const json& c) {
+  std::string out;
+  const int64_t packed = c.value("packed_replaced", int64_t(0));
+  if (packed > 0) out += " - " + format_thousands(packed) + " parameters stored packed";
+  for (const auto& g : c.value("extras", json::array())) {
+    const std::string role = g["role"].get<std::string>();
+    const char* what = role == "mtp"            ? "multi-token-prediction layer scalars"
+                       : role == "quant_blocks" ? "packed quantized blocks"
+                       : role == "quant_scale"  ? "quantization scales"
+                       : role == "lookup_table" ? "lookup-table scalars"
+                                                : "position-table scalars";
+    std::string dtypes;
+    for (const auto& d : g["dtypes"]) dtypes += (dtypes.empty() ? "" : "/") + d.get<std::string>();
+    out += " + " + format_thousands(g["scalars"].get<int64_t>()) + " " + what + " (" +
+           std::to_string(g["tensors"].get<int64_t>()) + " tensors, " + dtypes + ", e.g. " +
+           g["example"].get<std::string>() + ")";
+  }
+  if (c.value("packed_counting", std::string()) == "values") out += " [packed blocks counted as the values they hold]";
+  return out;
+}
+
 std::string fit_markdown(const json& f) {
   std::ostringstream md;
   md << "## Make it fit: " << f["card_name"].get<std::string>();
@@ -181,7 +204,8 @@ std::string report_markdown(const json& r) {
     md << "Checkpoint (" << c["source"].get<std::string>() << "): ";
     if (!c["scalars"].is_null()) md << format_thousands(c["scalars"].get<int64_t>()) << " scalars = "
         << format_thousands(i64(c, "params")) << " parameters + " << format_thousands(i64(c, "buffers"))
-        << " buffers + " << format_thousands(c["unexplained"].get<int64_t>()) << " unexplained.";
+        << " buffers" << checkpoint_extras_text(c) << " + " << format_thousands(c["unexplained"].get<int64_t>())
+        << " unexplained.";
     md << " Missing: " << c["missing"].size() << ", extra: " << c["extra"].size() << ", shape mismatches: "
        << c["shape_mismatches"].size() << ".\n\n";
   }

@@ -80,6 +80,9 @@ function countSection(r, ctx) {
       el('p', { className: 'equation', id: 'reconciliation' },
         `${int(ck.scalars)} = ${int(ck.params)} parameters + ${int(ck.buffers)} buffers`,
         isNum(ck.tied_copies) && ck.tied_copies ? ` + ${int(ck.tied_copies)} tied copies` : '',
+        // Stored extras (MTP layers, quantization scales and blocks, lookup tables), by role.
+        isNum(ck.packed_replaced) && ck.packed_replaced ? ` − ${int(ck.packed_replaced)} parameters stored packed` : '',
+        list(ck.extras).map((g) => ` + ${int(g.scalars)} ${text(g.role)}`).join(''),
         ` + ${int(unexplained)} unexplained`),
       el('p', { className: 'muted' }, isNum(unexplained) && unexplained === 0 ? 'Every scalar in the checkpoint is accounted for.' : 'Scalars the traced structure does not explain: see the lists below.'));
   } else {

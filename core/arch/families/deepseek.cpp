@@ -7,6 +7,7 @@
 
 #include "../decoder.hpp"
 #include "../mla.hpp"
+#include "../stored_extras.hpp"
 #include "families.hpp"
 
 namespace cardfit::families {
@@ -85,11 +86,14 @@ Model deepseek(const Config& c) {
   });
 
   const int64_t mtp = c.count_or({"num_nextn_predict_layers"}, 0);
-  if (mtp > 0)
+  if (mtp > 0) {
+    // Layer `layers` repeats the last decoder layer's shape (an MoE layer in every published V3).
+    add_nextn_layers(b.model(), mtp, layers, layers - 1, hidden, vocab);
     b.note("The published checkpoint also stores " + std::to_string(mtp) +
            " multi-token-prediction layer(s) as model.layers." + std::to_string(layers) +
            ".* (num_nextn_predict_layers); " + (v3 ? "DeepseekV3ForCausalLM" : "the causal-LM class") +
            " does not load them, so they are not counted here.");
+  }
   return b.finish();
 }
 

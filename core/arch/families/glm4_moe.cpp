@@ -7,6 +7,7 @@
 // tie_word_embeddings=False. The checkpoint's num_nextn_predict_layers MTP layers
 // (model.layers.{num_hidden_layers}.*) are dropped on load (_keys_to_ignore_on_load_unexpected).
 #include "../decoder.hpp"
+#include "../stored_extras.hpp"
 #include "families.hpp"
 
 namespace cardfit::families {
@@ -46,10 +47,12 @@ Model glm4_moe(const Config& c) {
     b.residual(p + ".residual_mlp", d.hidden);
   });
   const int64_t mtp = c.count_or({"num_nextn_predict_layers"}, 0);
-  if (mtp > 0)
+  if (mtp > 0) {
+    add_nextn_layers(b.model(), mtp, d.layers, d.layers - 1, d.hidden, d.vocab);
     b.note("The published checkpoint also stores " + std::to_string(mtp) + " multi-token-prediction layer(s) as "
            "model.layers." + std::to_string(d.layers) + ".* (num_nextn_predict_layers); Glm4MoeForCausalLM drops "
            "them on load, so they are not counted here.");
+  }
   return b.finish();
 }
 

@@ -15,6 +15,7 @@
 #include "../blocks.hpp"
 #include "../decoder.hpp"
 #include "../layer_types.hpp"
+#include "../stored_extras.hpp"
 #include "../linear_attention.hpp"
 #include "families.hpp"
 
@@ -99,10 +100,16 @@ Model hybrid(const Config& c, Variant v) {
     b.residual(p + ".residual_mlp", d.hidden);
   });
   const int64_t mtp = c.count_or({"mtp_num_hidden_layers", "num_nextn_predict_layers"}, 0);
-  if (mtp > 0)
+  if (mtp > 0) {
+    // The MTP layer is a full-attention decoder layer with the model's MLP: a copy of the first one.
+    int64_t full = -1;
+    for (size_t i = 0; i < types.size() && full < 0; ++i)
+      if (types[i] == "full_attention") full = int64_t(i);
+    if (full >= 0) add_qwen_mtp_layers(b.model(), mtp, full, d.hidden);
     b.note("The published checkpoint also stores " + std::to_string(mtp) + " multi-token-prediction layer(s) "
            "under mtp.* (mtp_num_hidden_layers); " + (v == Variant::next ? "Qwen3NextForCausalLM" : v == Variant::dense35 ? "Qwen3_5ForCausalLM" : "Qwen3_5MoeForCausalLM") +
            " ignores them on load, so they are not counted here.");
+  }
   return b.finish();
 }
 }  // namespace

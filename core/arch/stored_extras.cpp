@@ -1,0 +1,236 @@
+// Sources (read 2026-12-01):
+// - nextn layers: DeepSeek-V3's model.safetensors.index.json lists model.layers.61.{embed_tokens,
+//   enorm, hnorm, eh_proj, shared_head.norm, shared_head.head}.weight beside a full decoder layer 61
+//   (public loaders and converters quote those names and eh_proj [7168, 14336]); transformers'
+//   DeepseekV3ForCausalLM ignores them (_keys_to_ignore_on_load_unexpected model\.layers\.61). GLM-4.5's
+//   nextn layer (model.layers.{num_hidden_layers}) has the same names (vLLM's glm4_moe_mtp.py loads
+//   enorm, hnorm, eh_proj and shared_head from it).
+// - Qwen MTP: mtp.fc [H, 2H], mtp.pre_fc_norm_{embedding,hidden}, mtp.layers.0.* (a full-attention
+//   decoder layer), mtp.norm, as Qwen3.5 / Qwen3-Next checkpoints ship them (public MTP loaders list
+//   these 15 names for a dense Qwen3.5; the MoE checkpoints store the MTP experts one by one).
+// - FP8: DeepSeek-V3's inference/fp8_cast_bf16.py and transformers' finegrained_fp8 read
+//   <weight>_scale_inv, float32 [ceil(out / b0), ceil(in / b1)] for weight_block_size [b0, b1].
+//   DeepSeek-V3's published total (684,531,386,000) confirms the split: every decoder-layer linear is
+//   FP8; embeddings, heads, norms, the router and the nextn eh_proj stay BF16.
+// - GPTQ / AWQ: see int_packed below (AutoGPTQ qlinear_cuda_old.py, AutoAWQ gemm.py).
+// - MXFP4: transformers integrations/mxfp4.py (gpt-oss): W [E, in, out] is stored as W_blocks uint8
+//   [E, out, in / 32, 16] (two FP4 values a byte) and W_scales uint8 [E, out, in / 32] (one E8M0
+//   exponent per 32 values).
+#include "stored_extras.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "../error.hpp"
+
+namespace cardfit {
+
+namespace {
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+void add(Model& m, Tensor t, ExtraRole role, std::string dtype, std::string replaces = "", int64_t vpe = 1) {
+  m.stored_extras.push_back({std::move(t), role, std::move(dtype), std::move(replaces), vpe});
+}
+
+Tensor make(std::string name, Shape shape, Role role, bool linear = false) {
+  Tensor t;
+  t.name = std::move(name);
+  t.shape = std::move(shape);
+  t.role = role;
+  t.linear = linear;
+  return t;
+}
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// The parameters and stored buffers of one decoder layer, renamed from `from` to `to`. Routed experts
+// the model fuses ([E, 2I, H] gate_up_proj, [E, H, I] down_proj) are split per expert when
+// `split_experts`, as the Qwen MTP layers store them.
+void copy_layer(Model& m, const std::string& from, const std::string& to, bool split_experts) {
+  std::vector<Tensor> out;
+  auto take = [&](const Tensor& t) {
+    if (t.name.rfind(from, 0) != 0) return;
+    const std::string rest = t.name.substr(from.size());
+    if (split_experts && t.role == Role::expert && t.shape.size() == 3 &&
+        (ends_with(rest, "experts.gate_up_proj") || ends_with(rest, "experts.down_proj"))) {
+      const bool gate_up = ends_with(rest, "gate_up_proj");
+      const std::string stem = to + rest.substr(0, rest.size() - (gate_up ? 12 : 9));
+      for (int64_t e = 0; e < t.shape[0]; ++e) {
+        const std::string p = stem + std::to_string(e) + ".";
+        if (gate_up) {
+          out.push_back(make(p + "gate_proj.weight", {t.shape[1] / 2, t.shape[2]}, Role::expert, true));
+          out.push_back(make(p + "up_proj.weight", {t.shape[1] / 2, t.shape[2]}, Role::expert, true));
+        } else {
+          out.push_back(make(p + "down_proj.weight", {t.shape[1], t.shape[2]}, Role::expert, true));
+        }
+      }
+      return;
+    }
+    Tensor c = t;
+    c.name = to + rest;
+    c.tied_to.clear();
+    out.push_back(std::move(c));
+  };
+  for (const auto& t : m.tensors) take(t);
+  for (const auto& t : m.buffers) take(t);
+  for (auto& t : out) add(m, std::move(t), ExtraRole::mtp, "BF16");
+}
+
+bool excluded(const std::vector<std::string>& patterns, const std::string& name) {
+  for (const auto& p : patterns)
+    if (not_converted(p, name)) return true;
+  return false;
+}
+
+bool glob(const char* p, const char* s) {
+  if (*p == '\0') return *s == '\0';
+  if (*p == '*') return glob(p + 1, s) || (*s != '\0' && glob(p, s + 1));
+  return *s != '\0' && *p == *s && glob(p + 1, s + 1);
+}
+
+void fp8_scales(const Config& q, Model& m, const std::vector<std::string>& skip) {
+  // FineGrainedFP8Config's default block is 128 × 128.
+  int64_t b0 = 128, b1 = 128;
+  const auto block = q.integer_list("weight_block_size");
+  if (!block.empty()) {
+    require(block.size() == 2 && block[0] > 0 && block[1] > 0, q, "weight_block_size",
+            "quantization_config.weight_block_size must be two positive integers.");
+    b0 = block[0];
+    b1 = block[1];
+  }
+  std::vector<std::pair<Tensor, int32_t>> weights;  // and its index in m.tensors (-1: an MTP layer's)
+  auto consider = [&](const Tensor& t, int32_t index) {
+    const bool fp8 = t.linear && t.role != Role::head && t.role != Role::embedding && t.role != Role::router &&
+                     t.tied_to.empty() && t.shape.size() == 2 && ends_with(t.name, ".weight") && !excluded(skip, t.name);
+    if (fp8) weights.emplace_back(t, index);
+  };
+  for (size_t i = 0; i < m.tensors.size(); ++i) consider(m.tensors[i], int32_t(i));
+  for (const auto& x : m.stored_extras)
+    if (x.role == ExtraRole::mtp) consider(x.tensor, -1);
+  for (const auto& [t, index] : weights) {
+    add(m, make(t.name + "_scale_inv", {ceil_div(t.shape[0], b0), ceil_div(t.shape[1], b1)}, t.role),
+        ExtraRole::quant_scale, "F32");
+    m.stored_extras.back().of_mtp = index < 0;
+    m.stored_extras.back().of_tensor = index;
+  }
+}
+
+void mxfp4(Model& m, const std::vector<std::string>& skip) {
+  std::vector<std::pair<Tensor, int32_t>> weights;
+  for (size_t i = 0; i < m.tensors.size(); ++i) {
+    const Tensor& t = m.tensors[i];
+    if (t.role == Role::expert && !t.linear && t.shape.size() == 3 && !excluded(skip, t.name))
+      weights.emplace_back(t, int32_t(i));
+  }
+  for (const auto& [t, index] : weights) {
+    const int64_t e = t.shape[0], in = t.shape[1], out = t.shape[2];
+    if (in % 32 != 0) {
+      m.notes.push_back("quantization_config mxfp4: " + t.name + " has " + std::to_string(in) +
+                        " input features, not a multiple of 32; its blocks are not listed.");
+      continue;
+    }
+    add(m, make(t.name + "_blocks", {e, out, in / 32, 16}, t.role), ExtraRole::quant_blocks, "U8", t.name, 2);
+    m.stored_extras.back().of_tensor = index;
+    add(m, make(t.name + "_scales", {e, out, in / 32}, t.role), ExtraRole::quant_scale, "U8");
+    m.stored_extras.back().of_tensor = index;
+  }
+}
+// GPTQ (AutoGPTQ / GPTQModel QuantLinear) and AWQ (AutoAWQ WQLinear_GEMM) store each quantized
+// nn.Linear weight [out, in] as int32 words of 32 / bits values plus per-group scales and zeros:
+//   gptq: qweight [in * bits / 32, out], qzeros [groups, out * bits / 32], scales F16 [groups, out],
+//         g_idx int32 [in] (each input row's group: a lookup table);
+//   awq:  qweight [in, out * bits / 32], qzeros [groups, out * bits / 32], scales F16 [groups, out];
+// groups = ceil(in / group_size), group_size -1 = one group. Every linear of the decoder but the head
+// (and the routers, which stay 16-bit) unless modules_to_not_convert names it.
+void int_packed(const Config& q, Model& m, const std::vector<std::string>& skip, bool gptq) {
+  const int64_t bits = q.positive_or({"bits", "w_bit"}, 4);
+  require(bits == 2 || bits == 3 || bits == 4 || bits == 8, q, "bits", "quantization_config.bits must be 2, 3, 4 or 8.");
+  const auto group_key = q.first_key({"group_size", "q_group_size"});
+  const int64_t group = group_key && q.raw().at(*group_key).is_number_integer() && q.raw().at(*group_key).get<int64_t>() < 0
+                            ? -1
+                            : q.positive_or({"group_size", "q_group_size"}, 128);
+  std::vector<std::pair<Tensor, int32_t>> weights;
+  for (size_t i = 0; i < m.tensors.size(); ++i) {
+    const Tensor& t = m.tensors[i];
+    if (t.linear && t.role != Role::head && t.role != Role::embedding && t.role != Role::router && t.tied_to.empty() &&
+        t.shape.size() == 2 && ends_with(t.name, ".weight") && !excluded(skip, t.name))
+      weights.emplace_back(t, int32_t(i));
+  }
+  const int64_t per_word = 32 / bits;
+  for (const auto& [t, index] : weights) {
+    const size_t first = m.stored_extras.size();
+    const int64_t out = t.shape[0], in = t.shape[1];
+    const int64_t groups = group < 0 ? 1 : ceil_div(in, group);
+    const std::string stem = t.name.substr(0, t.name.size() - 6);  // without "weight"
+    if ((gptq ? in * bits : out * bits) % 32 != 0) {
+      m.notes.push_back("quantization_config " + std::string(gptq ? "gptq" : "awq") + ": " + t.name +
+                        " does not pack into whole int32 words; its quantized tensors are not listed.");
+      continue;
+    }
+    if (gptq) add(m, make(stem + "qweight", {in * bits / 32, out}, t.role), ExtraRole::quant_blocks, "I32", t.name, per_word);
+    else add(m, make(stem + "qweight", {in, out * bits / 32}, t.role), ExtraRole::quant_blocks, "I32", t.name, per_word);
+    add(m, make(stem + "qzeros", {groups, ceil_div(out * bits, 32)}, t.role), ExtraRole::quant_scale, "I32");
+    add(m, make(stem + "scales", {groups, out}, t.role), ExtraRole::quant_scale, "F16");
+    if (gptq) add(m, make(stem + "g_idx", {in}, t.role), ExtraRole::lookup_table, "I32");
+    for (size_t k = first; k < m.stored_extras.size(); ++k) m.stored_extras[k].of_tensor = index;
+  }
+}
+}  // namespace
+
+const char* extra_role_name(ExtraRole role) {
+  switch (role) {
+    case ExtraRole::mtp: return "mtp";
+    case ExtraRole::quant_blocks: return "quant_blocks";
+    case ExtraRole::quant_scale: return "quant_scale";
+    case ExtraRole::lookup_table: return "lookup_table";
+    case ExtraRole::position_table: return "position_table";
+  }
+  return "mtp";
+}
+
+bool not_converted(const std::string& pattern, const std::string& name) {
+  if (pattern.find('*') == std::string::npos) return name.find(pattern) != std::string::npos;
+  // A glob covers a module path: the name itself or any of its dotted prefixes.
+  for (size_t dot = name.find('.'); ; dot = name.find('.', dot + 1)) {
+    const std::string prefix = dot == std::string::npos ? name : name.substr(0, dot);
+    if (glob(pattern.c_str(), prefix.c_str())) return true;
+    if (dot == std::string::npos) return false;
+  }
+}
+
+void add_nextn_layers(Model& m, int64_t count, int64_t layers, int64_t source_layer, int64_t hidden, int64_t vocab) {
+  const std::string from = "model.layers." + std::to_string(source_layer) + ".";
+  for (int64_t j = 0; j < count; ++j) {
+    const std::string p = "model.layers." + std::to_string(layers + j) + ".";
+    add(m, make(p + "embed_tokens.weight", {vocab, hidden}, Role::embedding), ExtraRole::mtp, "BF16");
+    add(m, make(p + "enorm.weight", {hidden}, Role::norm), ExtraRole::mtp, "BF16");
+    add(m, make(p + "hnorm.weight", {hidden}, Role::norm), ExtraRole::mtp, "BF16");
+    // Not FP8 in DeepSeek-V3's checkpoint (its published total has no scales for it): linear = false.
+    add(m, make(p + "eh_proj.weight", {hidden, checked_mul(2, hidden)}, Role::other), ExtraRole::mtp, "BF16");
+    copy_layer(m, from, p, false);
+    add(m, make(p + "shared_head.norm.weight", {hidden}, Role::norm), ExtraRole::mtp, "BF16");
+    add(m, make(p + "shared_head.head.weight", {vocab, hidden}, Role::head), ExtraRole::mtp, "BF16");
+  }
+}
+
+void add_qwen_mtp_layers(Model& m, int64_t count, int64_t source_layer, int64_t hidden) {
+  add(m, make("mtp.fc.weight", {hidden, checked_mul(2, hidden)}, Role::other, true), ExtraRole::mtp, "BF16");
+  add(m, make("mtp.pre_fc_norm_embedding.weight", {hidden}, Role::norm), ExtraRole::mtp, "BF16");
+  add(m, make("mtp.pre_fc_norm_hidden.weight", {hidden}, Role::norm), ExtraRole::mtp, "BF16");
+  const std::string from = "model.layers." + std::to_string(source_layer) + ".";
+  for (int64_t j = 0; j < count; ++j) copy_layer(m, from, "mtp.layers." + std::to_string(j) + ".", true);
+  add(m, make("mtp.norm.weight", {hidden}, Role::norm), ExtraRole::mtp, "BF16");
+}
+
+void add_quantization_extras(const Config& cfg, Model& m) {
+  if (!cfg.has_object("quantization_config")) return;
+  const Config q = cfg.child("quantization_config");
+  m.stored_format = q.string_or("quant_method", "");
+  const std::vector<std::string> skip = q.string_list("modules_to_not_convert");
+  if (m.stored_format == "fp8") fp8_scales(q, m, skip);
+  else if (m.stored_format == "mxfp4") mxfp4(m, skip);
+  else if (m.stored_format == "gptq" || m.stored_format == "awq") int_packed(q, m, skip, m.stored_format == "gptq");
+}
+
+}  // namespace cardfit

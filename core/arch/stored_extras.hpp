@@ -1,0 +1,35 @@
+// What published checkpoints store beyond the tensors the model class loads: multi-token-prediction
+// layers (which the causal-LM classes drop on load) and the storage of quantized weights (FP8 block
+// scales, MXFP4 blocks and scales). Recorded as Model::stored_extras, exact tensor by tensor, so that
+// plan/checkpoint.cpp can reconcile a checkpoint total with 0 unexplained.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "../config.hpp"
+#include "../model.hpp"
+
+namespace cardfit {
+
+/// DeepSeek-V3 / GLM-4.5 nextn layers, model.layers.{layers + j}.* for j < count: a copy of decoder layer
+/// `source_layer` (its parameters and stored buffers) plus the layer's own embed_tokens, enorm, hnorm,
+/// eh_proj [hidden, 2 × hidden], shared_head.norm and shared_head.head [vocab, hidden].
+void add_nextn_layers(Model& m, int64_t count, int64_t layers, int64_t source_layer, int64_t hidden, int64_t vocab);
+
+/// Qwen3-Next / Qwen3.5 MTP, mtp.*: fc [hidden, 2 × hidden], pre_fc_norm_embedding, pre_fc_norm_hidden,
+/// mtp.layers.{j}.* (a copy of the full-attention decoder layer `source_layer`, routed experts stored one
+/// by one as experts.{e}.{gate,up,down}_proj.weight where the model fuses them) and norm; no embedding
+/// or head of their own (the model's are shared).
+void add_qwen_mtp_layers(Model& m, int64_t count, int64_t source_layer, int64_t hidden);
+
+/// The storage quantization_config describes (read from `cfg`, the config that carries it): sets
+/// Model::stored_format to its quant_method and, for fp8 with block scales and for mxfp4, adds the
+/// scale and block tensors of every weight it converts (the main model's and the MTP layers').
+void add_quantization_extras(const Config& cfg, Model& m);
+
+/// Whether a modules_to_not_convert entry covers the tensor `name`: an entry with '*' is a glob over
+/// the module path (model.layers.*.self_attn covers model.layers.3.self_attn.q_proj.weight); one
+/// without is a substring of the name, as transformers' quantizers test it.
+bool not_converted(const std::string& pattern, const std::string& name);
+
+}  // namespace cardfit
