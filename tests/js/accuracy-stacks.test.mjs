@@ -37,6 +37,7 @@ const NEEDS = {
   'optimizer=muon': 'the Muon optimizer',
   'serve_dtype=fp8_mlp_only': 'an FP8 checkpoint quantized on some modules only (fbgemm_fp8)',
   'gguf=iq3_m': 'the GGUF IQ3_M file type',
+  'serve_dtype=mxfp4_experts': "a checkpoint's MXFP4 experts next to 16-bit attention (gpt-oss)",
   'family=olmo3': 'a model family core/arch lacks', 'family=gemma3n': 'a model family core/arch lacks',
   'family=deepseek_v4': 'a model family core/arch lacks',
   config: 'a published config.json not found here',
