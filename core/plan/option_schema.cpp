@@ -369,10 +369,7 @@ constexpr OptionSpec specs[] = {
      .doc = "PEFT prepare_model_for_kbit_training: non-quantized weights to fp32.", .flag = "--kbit-upcast",
      .flag_arg = "true|false",
      .default_note = "the stack's (hf, unsloth, llamafactory: true; axolotl, torchtune: false)",
-     .store = [](Options& o, const json& v) {
-       o.kbit_upcast = v.get<bool>();
-       o.kbit_upcast_set = true;
-     }},
+     .store = [](Options& o, const json& v) { o.kbit_upcast = v.get<bool>(); }},
     {.name = "autocast", .type = T::boolean, .group = "details",
      .doc = "torch.autocast wraps the forward; false: the model itself is cast (DeepSpeed fp16/bf16 engines).",
      .flag = "--autocast", .flag_arg = "true|false", .default_json = "true", .store = put_bool<&Options::autocast>},

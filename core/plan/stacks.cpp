@@ -103,7 +103,7 @@ Policies resolve_policies(const Options& o) {
   if (o.packing) p.packing = *o.packing;
   if (o.load_phase) p.load_phase = *o.load_phase;
   if (o.checkpoint_dtype) p.checkpoint_dtype = *o.checkpoint_dtype;
-  if (o.kbit_upcast_set) p.kbit_upcast = o.kbit_upcast;
+  if (o.kbit_upcast) p.kbit_upcast = *o.kbit_upcast;
   // Gradients freed during backward cannot accumulate (torchtune refuses optimizer_in_bwd with
   // gradient_accumulation_steps > 1): the planner keeps the accumulating model then.
   if (o.grad_accum > 1) p.optimizer_in_bwd = false;
@@ -119,7 +119,8 @@ bool uses_stack_policies(const Options& o) {
 Options effective_options(const Options& o) {
   const Policies p = resolve_policies(o);
   Options e = o;
-  e.kbit_upcast = p.kbit_upcast;
+  // Empty means PEFT's upcast (value_or(true)); only a preset without it is written in.
+  if (!o.kbit_upcast && !p.kbit_upcast) e.kbit_upcast = false;
   if (p.master_weights == MasterWeights::none && o.precision != Precision::fp32) {
     e.precision = Precision::bf16;
     e.autocast = false;
@@ -246,7 +247,7 @@ std::vector<PolicyAssumption> stack_assumptions(const Options& o, int64_t paged_
                     : "k-bit training: the non-quantized weights (embeddings, norms, head) stay 16-bit (axolotl casts "
                       "them back after prepare_model_for_kbit_training; torchtune never calls it).",
       "kbit_upcast", p.kbit_upcast ? "true" : "false",
-      from(o.kbit_upcast_set) + "; axolotl src/axolotl/loaders/model.py _convert_embedding_modules_dtype; "
+      from(o.kbit_upcast.has_value()) + "; axolotl src/axolotl/loaders/model.py _convert_embedding_modules_dtype; "
                                 "torchtune/modules/peft/lora.py LoRALinear quantize_base");
   return out;
 }
