@@ -166,7 +166,7 @@ export interface PlanOptions {
   double_quant?: boolean;
   /** bitsandbytes release: 0.39-0.43.1 keep each 4-bit linear's input for backward, 0.43.2+ do not. Default: "0.43.2+". CLI: `--bnb-version`. */
   bnb_version?: '0.43.2+' | '0.39-0.43.1';
-  /** PEFT prepare_model_for_kbit_training: non-quantized weights to fp32. Default: true. CLI: `--kbit-upcast true|false`. */
+  /** PEFT prepare_model_for_kbit_training: non-quantized weights to fp32. Default: the stack's (hf, unsloth, llamafactory: true; axolotl, torchtune: false). CLI: `--kbit-upcast true|false`. */
   kbit_upcast?: boolean;
   /** torch.autocast wraps the forward; false: the model itself is cast (DeepSpeed fp16/bf16 engines). Default: true. CLI: `--autocast true|false`. */
   autocast?: boolean;

@@ -76,7 +76,7 @@ StepSetup make_setup(const Model& m, const Options& opt, Mode mode) {
     s.quant = opt.qlora_quant;
     // prepare_model_for_kbit_training casts every non-quantized fp16/bf16 parameter (embeddings,
     // norms, the head) to fp32; PEFT skips that for GPTQ models.
-    s.base = s.stream = s.norm_param = opt.kbit_upcast && opt.qlora_quant != QuantKind::gptq ? 4 : 2;
+    s.base = s.stream = s.norm_param = opt.kbit_upcast.value_or(true) && opt.qlora_quant != QuantKind::gptq ? 4 : 2;
   }
   return s;
 }

@@ -95,11 +95,17 @@ ParallelLayout parallel_layout(const Model& m, const Options& o, Parallel strate
     bad("cp", "Option cp (" + std::to_string(l.cp) + "): seq (" + std::to_string(o.seq) +
                   ") must be a multiple of 2 × cp (load-balanced ring attention splits it into 2 × cp chunks).");
   l.shard = l.dp;
+  // FSDP shards over the data-parallel and context-parallel ranks together: CP ranks hold the same
+  // parameters, so torchtitan applies fully_shard on the flattened "dp_shard_cp" mesh (HSDP:
+  // ("dp_replicate", "dp_shard_cp")); torchtitan/models/llama3/infra/parallelize.py parallelize_llama,
+  // read 2026-12-01. ZeRO partitions over lay.dp as before.
+  if (is_fsdp(strategy)) l.shard = l.dp * l.cp;
   if (strategy == Parallel::hsdp) {
-    l.shard = o.shard_group > 0 ? o.shard_group : std::min<int64_t>(kNodeCards, l.dp);
-    if (l.dp % l.shard != 0)
-      bad("shard_group", "Option shard_group (" + std::to_string(l.shard) + ") must divide the data-parallel ranks (" +
-                             std::to_string(l.dp) + ").");
+    const int64_t ranks = l.dp * l.cp;
+    l.shard = o.shard_group > 0 ? o.shard_group : std::min<int64_t>(kNodeCards, ranks);
+    if (ranks % l.shard != 0)
+      bad("shard_group", "Option shard_group (" + std::to_string(l.shard) + ") must divide the data-parallel × " +
+                             "context-parallel ranks (" + std::to_string(ranks) + ").");
   } else if (o.shard_group > 0 && o.parallel == strategy) {
     bad("shard_group", "Option shard_group applies to parallel hsdp only.");
   }
@@ -676,8 +682,10 @@ ParallelPlan plan_parallel(const Model& m, const Options& opt, const MemoryModel
        "FSDP1: one flat parameter per wrapped unit (each decoder layer; the root holds the rest), padded to a multiple "
        "of the shard ranks, ceil(numel / N) per rank, in the master dtype; optimizer states over the shards; sharded "
        "gradients once a unit's reduce-scatter is done. FSDP2: each parameter chunked on dim 0, ceil(dim0 / N) rows "
-       "per rank. HSDP: the same over shard_group ranks, replicas all-reduce the shard in place.",
-       "torch/distributed/fsdp/_flat_param.py FlatParamHandle._get_shard; _fully_shard/_fsdp_param.py"},
+       "per rank. HSDP: the same over shard_group ranks, replicas all-reduce the shard in place. With context "
+       "parallel the shard ranks are dp × cp (CP ranks hold the same parameters; torchtitan shards over dp_shard_cp).",
+       "torch/distributed/fsdp/_flat_param.py FlatParamHandle._get_shard; _fully_shard/_fsdp_param.py; torchtitan "
+       "models/llama3/infra/parallelize.py parallelize_llama (dp_mesh_dim_names dp_shard_cp)"},
       {"fsdp_gathered",
        "Gathered in the compute dtype (MixedPrecision param_dtype): the running unit and one prefetched unit "
        "(backward_prefetch BACKWARD_PRE, and in forward the next unit's all-gather in flight, limit_all_gathers: two); "

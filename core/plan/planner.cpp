@@ -161,7 +161,7 @@ void add_assumptions(Plan& p, const Model& m, const Catalog& cat) {
           (o.qlora_quant == QuantKind::nf4 || o.qlora_quant == QuantKind::fp4
                ? (o.double_quant ? " with double quantization" : " without double quantization")
                : std::string()) +
-          (o.kbit_upcast && o.qlora_quant != QuantKind::gptq
+          (effective_options(o).kbit_upcast.value_or(true) && o.qlora_quant != QuantKind::gptq
                ? "; prepare_model_for_kbit_training casts embeddings, norms and head to fp32"
                : "; non-quantized parameters stay 16-bit"),
       "qlora_quant", quant_name(o.qlora_quant), "bitsandbytes, PEFT prepare_model_for_kbit_training");

@@ -25,12 +25,24 @@ Policies row(LossKind loss, int64_t chunks, int64_t chunk_tokens, MasterWeights 
 }
 using L = LossKind;
 using MW = MasterWeights;
+// k-bit training without PEFT's fp32 upcast of the non-quantized weights. Axolotl calls
+// prepare_model_for_kbit_training and then, for any LoRA/QLoRA adapter (needs_fa2_dtype), casts the
+// norms and embedding modules (embed_tokens, lm_head) back to torch_dtype
+// (src/axolotl/loaders/model.py ModelLoader._convert_embedding_modules_dtype after "LlamaRMSNorm
+// layers are in fp32 after kbit_training"; the same loop in utils/models.py load_model since 2023-08;
+// read 2026-12-01). torchtune never calls it: its QLoRA is torchao NF4Tensor inside LoRALinear
+// (torchtune/modules/peft/lora.py quantize_base), the other weights stay in the recipe's dtype.
+std::vector<StackRow> without_kbit_upcast(std::vector<StackRow> rows) {
+  for (auto& r : rows)
+    if (r.stack == Stack::axolotl || r.stack == Stack::torchtune) r.policies.kbit_upcast = false;
+  return rows;
+}
 }  // namespace
 
 const std::vector<StackRow>& stack_rows() {
   // One declarative row per stack: loss, chunks, chunk tokens, master weights, optimizer in
   // backward, paged optimizer, activation offload, compile, load phase.
-  static const std::vector<StackRow> rows = {
+  static const std::vector<StackRow> rows = without_kbit_upcast({
       {Stack::hf, row(L::full, 8, 0, MW::fp32, false, false, false, false, false), "transformers 4.46+",
        "transformers loss/loss_utils.py ForCausalLMLoss (logits.float() of the whole tensor); Trainer "
        "mixed precision (fp32 weights under torch.autocast)"},
@@ -59,7 +71,7 @@ const std::vector<StackRow>& stack_rows() {
        "hiyouga/LLaMA-Factory@ff6d4d1 (2026-08-18)",
        "src/llamafactory/hparams/model_args.py (enable_liger_kernel False, use_unsloth_gc False) and "
        "data_args.py (packing off): the Hugging Face Trainer's loss and precision"},
-  };
+  });
   return rows;
 }
 
@@ -91,6 +103,7 @@ Policies resolve_policies(const Options& o) {
   if (o.packing) p.packing = *o.packing;
   if (o.load_phase) p.load_phase = *o.load_phase;
   if (o.checkpoint_dtype) p.checkpoint_dtype = *o.checkpoint_dtype;
+  if (o.kbit_upcast) p.kbit_upcast = *o.kbit_upcast;
   // Gradients freed during backward cannot accumulate (torchtune refuses optimizer_in_bwd with
   // gradient_accumulation_steps > 1): the planner keeps the accumulating model then.
   if (o.grad_accum > 1) p.optimizer_in_bwd = false;
@@ -106,6 +119,8 @@ bool uses_stack_policies(const Options& o) {
 Options effective_options(const Options& o) {
   const Policies p = resolve_policies(o);
   Options e = o;
+  // Empty means PEFT's upcast (value_or(true)); only a preset without it is written in.
+  if (!o.kbit_upcast && !p.kbit_upcast) e.kbit_upcast = false;
   if (p.master_weights == MasterWeights::none && o.precision != Precision::fp32) {
     e.precision = Precision::bf16;
     e.autocast = false;
@@ -226,6 +241,14 @@ std::vector<PolicyAssumption> stack_assumptions(const Options& o, int64_t paged_
   if (p.load_phase)
     add("load_phase", load.str(), "load_phase", weight_dtype_name(p.checkpoint_dtype),
         from(o.load_phase.has_value()) + "; bitsandbytes nn/modules.py Params4bit._quantize");
+  add("kbit_upcast",
+      p.kbit_upcast ? "k-bit training: prepare_model_for_kbit_training casts the non-quantized weights (embeddings, "
+                      "norms, head) to fp32."
+                    : "k-bit training: the non-quantized weights (embeddings, norms, head) stay 16-bit (axolotl casts "
+                      "them back after prepare_model_for_kbit_training; torchtune never calls it).",
+      "kbit_upcast", p.kbit_upcast ? "true" : "false",
+      from(o.kbit_upcast.has_value()) + "; axolotl src/axolotl/loaders/model.py _convert_embedding_modules_dtype; "
+                                "torchtune/modules/peft/lora.py LoRALinear quantize_base");
   return out;
 }
 

@@ -27,6 +27,7 @@ struct Policies {
   bool packing = false;
   bool load_phase = false;
   WeightDtype checkpoint_dtype = WeightDtype::bf16;
+  bool kbit_upcast = true;         // k-bit training: the non-quantized weights in fp32 (PEFT)
 };
 
 /// One stack's row: its policies and where they were read.
