@@ -162,12 +162,12 @@ if (args.includes('--json')) {
   if (cli) console.log(`| CLI --json, ${cli.configs} golden configs${cli.pinned ? ', one core (taskset -c 0)' : ''} | | ${cli.per_s.toFixed(1)} configs/s | | |`);
   if (native[cases.at(-1).case]) {
     const n = native[cases.at(-1).case];
-    console.log(`| native handle(), same configs | ${(n.configs / (n.median_ms / 1000)).toFixed(1)} configs/s (cpu ${(n.configs / (n.median_cpu_ms / 1000)).toFixed(1)}) | | | |`);
+    console.log(`| native plan(), same configs | ${(n.configs / (n.median_ms / 1000)).toFixed(1)} configs/s (cpu ${(n.configs / (n.median_cpu_ms / 1000)).toFixed(1)}) | | | |`);
   }
   if (stages.length) {
-    const names = ['parse', 'trace', 'catalog', 'plan', 'checks', 'report_json', 'markdown', 'dump', 'free_json'];
+    const names = ['parse', 'trace', 'catalog', 'plan', 'checks', 'core_report'];
     console.log('');
-    console.log('Native handle(), ms per step (wall, median):');
+    console.log('Native plan(), ms per step (wall, median):');
     console.log('');
     console.log(`| config | ${names.join(' | ')} |`);
     console.log(`|---|${names.map(() => '---:').join('|')}|`);
