@@ -12,16 +12,14 @@
 
 namespace cardfit::families {
 
-Model qwen3_vl(const Config& c) {
-  // Qwen3VLConfig: tie_word_embeddings (top level) defaults to False; Qwen3VLTextConfig has
-  // Qwen3's shape with head_dim 128.
-  Model language = trace_model(wrapped_text_config(c, "qwen3", false));
+Model qwen3_vl_over(const Config& c, const std::string& text_type, const std::string& family) {
+  Model language = trace_model(wrapped_text_config(c, text_type, false));
   const QwenVisionSpec v = read_qwen3_vision(child_or_empty(c, "vision_config"), language.dims.hidden);
   require(v.out_hidden == language.dims.hidden, c, "vision_config",
           "vision_config.out_hidden_size (" + std::to_string(v.out_hidden) + ") must equal the text hidden_size (" +
               std::to_string(language.dims.hidden) + ").");
 
-  ModelBuilder b(c.string_or("model_type", "qwen3_vl"), "qwen3_vl");
+  ModelBuilder b(c.string_or("model_type", family), family);
   qwen3_vision(b, v);
   append_renamed(b, std::move(language), "model.", "model.language_model.");
   b.note("Images: planned as one 448 x 448 image per sample (" + std::to_string(v.patches_per_image) + " patches, " +
@@ -31,5 +29,9 @@ Model qwen3_vl(const Config& c) {
          "text hidden states at the image tokens.");
   return b.finish();
 }
+
+// Qwen3VLConfig: tie_word_embeddings (top level) defaults to False; Qwen3VLTextConfig has Qwen3's
+// shape with head_dim 128.
+Model qwen3_vl(const Config& c) { return qwen3_vl_over(c, "qwen3", "qwen3_vl"); }
 
 }  // namespace cardfit::families

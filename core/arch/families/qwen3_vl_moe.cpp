@@ -18,6 +18,7 @@
 #include "../qwen_vision.hpp"
 #include "../registry.hpp"
 #include "../vision.hpp"
+#include "families.hpp"
 #include "wrappers.hpp"
 
 namespace cardfit::families {
@@ -56,22 +57,7 @@ Model qwen3_vl_moe_text(const Config& c) {
   return b.finish();
 }
 
-Model qwen3_vl_moe(const Config& c) {
-  Model language = trace_model(wrapped_text_config(c, "qwen3_vl_moe_text", false));  // Qwen3VLConfig: tie default False
-  const QwenVisionSpec v = read_qwen3_vision(child_or_empty(c, "vision_config"), language.dims.hidden);
-  require(v.out_hidden == language.dims.hidden, c, "vision_config",
-          "vision_config.out_hidden_size (" + std::to_string(v.out_hidden) + ") must equal the text hidden_size (" +
-              std::to_string(language.dims.hidden) + ").");
-
-  ModelBuilder b(c.string_or("model_type", "qwen3_vl_moe"), "qwen3_vl_moe");
-  qwen3_vision(b, v);
-  append_renamed(b, std::move(language), "model.", "model.language_model.");
-  b.note("Images: planned as one 448 x 448 image per sample (" + std::to_string(v.patches_per_image) + " patches, " +
-         std::to_string(v.patches_per_image / (v.merge * v.merge)) + " text tokens); Qwen3-VL resizes each image to its "
-         "own resolution, so scale `images` to the patches you feed.");
-  b.note("Deepstack: " + std::to_string(v.deepstack.size()) + " mergers add the features of vision blocks to the "
-         "text hidden states at the image tokens.");
-  return b.finish();
-}
+// Qwen3VLMoeConfig: the same wrapper as Qwen3-VL (tie default False) over qwen3_vl_moe_text.
+Model qwen3_vl_moe(const Config& c) { return qwen3_vl_over(c, "qwen3_vl_moe_text", "qwen3_vl_moe"); }
 
 }  // namespace cardfit::families
