@@ -26,6 +26,12 @@ using nlohmann::json;
 
 namespace {
 constexpr size_t kCachedTexts = 4;
+// And at most this many tensors (parameters and stored extras) in the models kept beside the
+// newest: a model near the tracing limit (300,000 tensors) takes ~100 MB, so two of them would
+// pass issue 14's 500 MB bound for one page.
+constexpr size_t kCachedTensors = 400000;
+
+size_t tensors_of(const Model& m) { return m.tensors.size() + m.buffers.size() + m.stored_extras.size(); }
 
 struct Traced {
   std::string text;
@@ -80,7 +86,17 @@ struct Planner::State {
     Config config = Config::parse(text);
     Model model = trace_model(config);
     traced.push_front({std::string(text), std::move(config), std::move(model)});
-    if (traced.size() > kCachedTexts) traced.pop_back();
+    size_t kept = 0, count = 0;  // the newest is always kept; older ones while both bounds hold
+    for (auto it = traced.begin(); it != traced.end();) {
+      const size_t n = tensors_of(it->model);
+      if (count > 0 && (count >= kCachedTexts || kept + n > kCachedTensors)) {
+        it = traced.erase(it);
+        continue;
+      }
+      kept += n;
+      ++count;
+      ++it;
+    }
     return traced.front();
   }
 };
