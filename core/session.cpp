@@ -27,8 +27,8 @@ using nlohmann::json;
 namespace {
 constexpr size_t kCachedTexts = 4;
 // And at most this many tensors (parameters and stored extras) in the models kept beside the
-// newest: a model near the tracing limit (300,000 tensors) takes ~100 MB, so two of them would
-// pass issue 14's 500 MB bound for one page.
+// newest: a model at the tracing limit (160,000 tensors, with as many stored scales) takes ~100 MB,
+// so a few of them would pass issue 14's 500 MB bound for one page.
 constexpr size_t kCachedTensors = 400000;
 
 size_t tensors_of(const Model& m) { return m.tensors.size() + m.buffers.size() + m.stored_extras.size(); }

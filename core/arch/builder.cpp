@@ -66,9 +66,10 @@ Block& ModelBuilder::current() {
 }
 
 namespace {
-// DeepSeek-V3 has about 91,000 tensors; a config that asks for millions is a typo or an attack,
-// and tracing it would hang the page.
-constexpr size_t kMaxTensors = 300'000;
+// The largest published model traced, Qwen3-Coder-Next, lists 74,391 tensors (DeepSeek-V3 45,395
+// plus 41,540 stored FP8 scales); twice that is headroom. More is a typo or an attack: at 300,000
+// a DeepSeek-like config took over 1 s and ~400 MB to trace in the page (docs/performance.md).
+constexpr size_t kMaxTensors = 160'000;
 }  // namespace
 
 int64_t ModelBuilder::tensor(const std::string& name, Shape shape, Role role, bool linear) {

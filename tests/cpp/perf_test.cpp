@@ -549,3 +549,21 @@ TEST_CASE("the fewest stages from the back equal the first stage count whose for
   }
   CHECK(checked > 200);  // most profiles are feasible: the equality is not only 0 == 0
 }
+
+TEST_CASE("the tensor limit holds every published model twice over and refuses a DeepSeek-V3 stretched past it") {
+  // The largest golden model lists 74,391 tensors; the limit (builder.cpp) is twice that and more.
+  size_t largest = 0;
+  for (const auto& f : golden_files()) largest = std::max(largest, trace_golden(f.filename().string()).tensors.size());
+  CHECK(largest * 2 <= 160000);
+  auto with_layers = [](int64_t layers) {
+    nlohmann::json c = golden_file("deepseek-v3.json").at("config");
+    c["num_hidden_layers"] = layers;
+    return plan(c.dump());
+  };
+  const nlohmann::json within = with_layers(205);  // 158,003 tensors (and 158,340 stored FP8 scales)
+  CHECK(within.value("ok", false));
+  const nlohmann::json past = with_layers(215);
+  REQUIRE_FALSE(past.value("ok", true));
+  CHECK(past["error"]["code"] == "config.field_range");
+  CHECK(past["error"]["message"].get<std::string>().find("160000 tensors") != std::string::npos);
+}
