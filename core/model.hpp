@@ -2,6 +2,7 @@
 // Plain data built by arch/ families; the arithmetic over it lives in plan/.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -245,6 +246,12 @@ struct StoredExtra {
                               // the typed link plan/ follows (names are for checkpoint matching only)
 };
 
+/// The weights as a quantized checkpoint stores them (arch/stored_format.hpp), for serving as stored.
+struct StoredWeights {
+  int64_t bytes = 0;   // every tensor the model class loads, at its stored dtype (MTP layers excluded)
+  std::string label;   // "mxfp4 experts + bf16", for the weights component
+};
+
 struct Model {
   std::string model_type;         // as given in the config
   std::string family;             // the family file that traced it
@@ -265,6 +272,9 @@ struct Model {
   // block_cost_classes, fixed with the parameter count (empty before): a re-plan of a cached
   // model then never re-derives the blocks' signatures.
   std::vector<int32_t> cost_class;
+  // stored_weight_bytes, fixed with the inventory: a DeepSeek-V3 re-plan summed its 45,395 tensors
+  // and 41,540 scales twice (a third of the re-plan) when plan/ derived it per call.
+  std::optional<StoredWeights> stored_weights;
 
   const Node& node(NodeRef r) const { return blocks[size_t(r.block)].nodes[size_t(r.node)]; }
   int64_t parameter_count() const;  // tied tensors counted once

@@ -6,6 +6,7 @@
 #include "families/wrappers.hpp"
 #include "families/zoo2026.hpp"
 #include "stored_extras.hpp"
+#include "stored_format.hpp"
 
 namespace cardfit {
 
@@ -115,6 +116,7 @@ Model trace_model(const Config& cfg) {
     if (f.model_type == type) family = &f;
   Model m = family ? family->trace(cfg) : families::generic_decoder(cfg);
   add_quantization_extras(cfg, m);  // the stored format of the weights the family declared
+  m.stored_weights = stored_weight_bytes(m);
   derive_dims(m);  // the graph is the one source of the structural dimensions
   m.traced_parameters = m.parameter_count();  // the inventory is final from here on
   m.cost_class = block_cost_classes(m);

@@ -13,7 +13,6 @@
 #include "graph_costs.hpp"
 #include "stacks.hpp"
 #include "step_events.hpp"
-#include "stored_format.hpp"
 
 namespace cardfit {
 
@@ -374,8 +373,8 @@ MemoryModel::MemoryModel(const Model& m, const Options& given, Mode mode, int64_
     phase_names_ = {"prefill", "decode"};
     const WeightDtype wd = opt.serve_dtype;
     int64_t w = 0;
-    // A quantized checkpoint serves as published unless serve_dtype is given (stored_format.hpp).
-    const std::optional<StoredWeights> stored = opt.serve_dtype_set ? std::nullopt : stored_weight_bytes(m);
+    // A quantized checkpoint serves as published unless serve_dtype is given (arch/stored_format.hpp).
+    const std::optional<StoredWeights> stored = opt.serve_dtype_set ? std::nullopt : m.stored_weights;
     if (stored) w = stored->bytes;
     else for (const auto& t : m.tensors) {
       if (!t.tied_to.empty()) continue;
