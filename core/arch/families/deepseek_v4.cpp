@@ -19,11 +19,8 @@
 //    token → experts table tid2eid [vocab, top_k], a stored buffer), routed experts w1 / w3 / w2 stored one
 //    by one, one shared expert of moe_intermediate_size (the class reads intermediate_size, which maps to
 //    moe_intermediate_size; n_shared_experts is not read).
-#include <nlohmann/json.hpp>
-
 #include "../blocks.hpp"
 #include "../layer_types.hpp"
-#include "../stored_extras.hpp"
 #include "families.hpp"
 
 namespace cardfit::families {
@@ -347,6 +344,15 @@ Model deepseek_v4(const Config& c) {
 
   Model m = b.finish();
   stored_quantization(c, m);
+  // What the plan assumes where the graph is coarser than the modeling code.
+  m.notes.push_back(
+      "DeepSeek-V4 in transformers runs eager attention only (_supports_sdpa and _supports_flash_attn are "
+      "False: head_dim 512 and the per-head sinks); plan with attention=eager to match it.");
+  m.notes.push_back(
+      "DeepSeek-V4 training activations: each hyper-connection saves the hc_mult-wide stream it reads and "
+      "the block output it expands; the fp32 copies the mixes run in, the Sinkhorn iterations' "
+      "intermediates and the compressors' windowed softmax are not counted; attention FLOPs and scores are "
+      "those of the sliding window (the compressed entries CSA / HCA layers also attend to are not added).");
   const int64_t mtp = c.count_or({"num_nextn_predict_layers"}, 1);
   if (mtp > 0)
     m.notes.push_back("The published checkpoint also stores " + std::to_string(mtp) +
