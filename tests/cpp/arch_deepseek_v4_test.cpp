@@ -43,7 +43,23 @@ TEST_CASE("DeepSeek-V4-Flash: exact total by hand, checkpoint names, hash-routin
   CHECK(find(m, "layers.3.ffn.gate.bias")->shape == Shape{E});
   CHECK(m.buffer_count() == 3 * V * 6);  // tid2eid on the three hash_moe layers
   CHECK_FALSE(find(m, "layers.5.hc_attn_fn")->linear);  // a bare parameter, not an nn.Linear
-  CHECK(find(m, "layers.5.ffn.experts.17.w1.weight")->linear);
+  // Routed experts: stored one by one, held by DeepseekV4Experts as stacked bare parameters (no LoRA,
+  // no bitsandbytes); the shared expert is nn.Linear.
+  CHECK_FALSE(find(m, "layers.5.ffn.experts.17.w1.weight")->linear);
+  CHECK(find(m, "layers.5.ffn.shared_experts.w1.weight")->linear);
+  const Node* routed = find_node(m, "layers.5.ffn.experts.*.w1");
+  REQUIRE(routed);
+  CHECK(routed->experts == E);
+  CHECK(routed->active == 6);
+  CHECK(routed->linear == LinearKind::parameter);
+  CHECK_FALSE(routed->lora);
+  CHECK(find_node(m, "layers.5.hc_attn")->linear == LinearKind::parameter);
+  CHECK(find_node(m, "layers.5.attn.wq_a")->lora);
+  CHECK_FALSE(find_node(m, "layers.5.attn.compressor.wkv")->lora);  // layer 5 is HCA
+  // QLoRA: bitsandbytes quantizes the nn.Linear modules only, so the routed experts stay 16-bit.
+  const json r = plan(golden_file("deepseek-v4-flash.json").at("config").dump(), {{"mode", "qlora"}});
+  REQUIRE(r.at("ok") == true);
+  CHECK(r["plan"]["components"]["weights"].get<int64_t>() >= 2 * 43 * E * 3 * I * H);
 }
 
 TEST_CASE("DeepSeek-V4 hyper-connections: blocks read the collapsed copies, the stream is hc_mult wide") {

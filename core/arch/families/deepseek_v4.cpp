@@ -90,7 +90,8 @@ void stored_quantization(const Config& c, Model& m) {
   const size_t count = m.tensors.size();
   for (size_t i = 0; i < count; ++i) {
     const Tensor& t = m.tensors[i];
-    if (!t.linear || t.shape.size() != 2 || !ends_with(t.name, ".weight") || !t.tied_to.empty()) continue;
+    const bool routed = t.role == Role::expert && t.name.find(".ffn.experts.") != std::string::npos;
+    if ((!t.linear && !routed) || t.shape.size() != 2 || !ends_with(t.name, ".weight") || !t.tied_to.empty()) continue;
     if (t.role == Role::embedding || t.role == Role::head || t.role == Role::router) continue;
     if (t.name.find("compressor.") != std::string::npos || ends_with(t.name, "weights_proj.weight")) continue;
     const std::string stem = t.name.substr(0, t.name.size() - 6);  // "<module>."
@@ -98,7 +99,7 @@ void stored_quantization(const Config& c, Model& m) {
     Tensor scale;
     scale.role = t.role;
     scale.name = stem + "scale";
-    if (fp4_experts && t.role == Role::expert && t.name.find(".experts.") != std::string::npos) {
+    if (fp4_experts && routed) {
       require(in % 32 == 0, c, "moe_intermediate_size", "FP4 experts need input widths that are multiples of 32.");
       Tensor packed;
       packed.name = t.name;
@@ -141,6 +142,7 @@ ValueId hyper_collapse(ModelBuilder& b, const V4& v, const std::string& stem) {
   params += b.tensor(stem + "_scale", {3}, Role::other);
   b.read(streams);
   Node w = param_node(stem, Op::linear, wide, mix, params, "hyper_connection");
+  w.linear = LinearKind::parameter;  // F.linear over a bare nn.Parameter: no LoRA, no bitsandbytes
   w.lora = false;
   b.node(w);
   const ValueId weights = b.cursor();
@@ -334,6 +336,7 @@ Model deepseek_v4(const Config& c) {
     params += b.tensor("hc_head_scale", {1}, Role::other);
     b.read(streams);
     Node w = param_node("hc_head", Op::linear, v.hc * v.hidden, v.hc, params, "hyper_head");
+    w.linear = LinearKind::parameter;
     w.lora = false;
     b.node(w);
     b.reads({streams, b.cursor()});
@@ -343,6 +346,17 @@ Model deepseek_v4(const Config& c) {
   lm_head(b, "head", v.hidden, v.vocab, v.tied ? "embed.weight" : "");
 
   Model m = b.finish();
+  // The checkpoint stores each routed expert as w1 / w3 / w2, but DeepseekV4Experts holds them as stacked
+  // bare parameters (gate_up_proj [E, 2I, H], down_proj [E, H, I]): PEFT's LoRA does not target them and
+  // bitsandbytes leaves them unquantized. The shared expert is a DeepseekV4MLP of nn.Linear modules.
+  for (auto& blk : m.blocks)
+    for (auto& n : blk.nodes)
+      if (n.op == Op::linear && n.experts > 1) {
+        n.linear = LinearKind::parameter;
+        n.lora = false;
+      }
+  for (auto& t : m.tensors)
+    if (t.role == Role::expert && t.name.find(".ffn.experts.") != std::string::npos) t.linear = false;
   stored_quantization(c, m);
   // What the plan assumes where the graph is coarser than the modeling code.
   m.notes.push_back(
