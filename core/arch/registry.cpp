@@ -40,6 +40,7 @@ const std::vector<Family>& family_registry() {
       {"llava", families::llava},
       {"deepseek_v2", families::deepseek},
       {"deepseek_v3", families::deepseek},
+      {"deepseek_v4", families::deepseek_v4},
       {"dbrx", families::dbrx},
       {"jamba", families::jamba},
       {"mamba", families::mamba},

@@ -225,6 +225,7 @@ void add_qwen_mtp_layers(Model& m, int64_t count, int64_t source_layer, int64_t 
 
 void add_quantization_extras(const Config& cfg, Model& m) {
   if (!cfg.has_object("quantization_config")) return;
+  if (!m.stored_format.empty()) return;  // the family declared its stored format itself (deepseek_v4)
   const Config q = cfg.child("quantization_config");
   m.stored_format = q.string_or("quant_method", "");
   const std::vector<std::string> skip = q.string_list("modules_to_not_convert");
