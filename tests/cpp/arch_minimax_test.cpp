@@ -92,6 +92,11 @@ TEST_CASE("minimax: the default alternation, num_experts, coded errors") {
   remote["attn_type_list"] = json::array();
   for (int i = 0; i < 80; ++i) remote["attn_type_list"].push_back(i % 8 == 7 ? 1 : 0);
   CHECK(refusal(remote).path == "$.attn_type_list");
+  json shared = c;
+  shared["shared_intermediate_size"] = 0;  // what the remote-code configs carry: no shared expert
+  CHECK(trace_json(shared).parameter_count() == total);
+  shared["shared_intermediate_size"] = 1536;
+  CHECK(refusal(shared).path == "$.shared_intermediate_size");
   json bad = c;
   bad["layer_types"][3] = "sliding_attention";
   CHECK(refusal(bad).path == "$.layer_types");

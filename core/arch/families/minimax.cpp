@@ -35,6 +35,10 @@ Model minimax(const Config& c) {
   require(c.has("layer_types") || !c.has("attn_type_list"), c, "attn_type_list",
           "minimax reads layer_types (\"linear_attention\" / \"full_attention\"); this config has only the remote "
           "code's attn_type_list, which transformers' MiniMaxConfig ignores. Use the -hf checkpoint's config.");
+  // The remote code's shared expert (shared_intermediate_size, shared_moe_mode) has no module in
+  // transformers' MiniMax: refused rather than dropped.
+  require(c.count_or({"shared_intermediate_size"}, 0) == 0, c, "shared_intermediate_size",
+          "minimax (transformers' MiniMaxForCausalLM) has no shared expert; this config asks for one.");
   const std::vector<std::string> types =
       read_layer_types(c, d.layers, {"full_attention", "linear_attention"},
                        [](int64_t i) { return std::string((i + 1) % 2 ? "full_attention" : "linear_attention"); });
