@@ -5,6 +5,7 @@
 #include "families/families.hpp"
 #include "families/wrappers.hpp"
 #include "families/zoo2026.hpp"
+#include "families/hybrids2026.hpp"
 #include "stored_extras.hpp"
 #include "stored_format.hpp"
 
@@ -102,6 +103,9 @@ const std::vector<Family>& family_registry() {
       {"qwen3_vl_moe_text", families::qwen3_vl_moe_text},
       {"qwen3_vl_moe", families::qwen3_vl_moe},
       {"llama4", families::llama4},
+      {"granitemoehybrid", families::granitemoehybrid},
+      {"falcon_h1", families::falcon_h1},
+      {"minimax", families::minimax},
   };
   return list;
 }
