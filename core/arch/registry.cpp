@@ -3,6 +3,7 @@
 
 #include "../error.hpp"
 #include "families/families.hpp"
+#include "families/vlm_tier2.hpp"
 #include "families/wrappers.hpp"
 #include "families/zoo2026.hpp"
 #include "stored_extras.hpp"
@@ -100,6 +101,8 @@ const std::vector<Family>& family_registry() {
       {"qwen3_vl_moe_text", families::qwen3_vl_moe_text},
       {"qwen3_vl_moe", families::qwen3_vl_moe},
       {"llama4", families::llama4},
+      {"idefics3", families::idefics3},
+      {"smolvlm", families::idefics3},
   };
   return list;
 }

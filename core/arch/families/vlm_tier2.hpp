@@ -1,0 +1,11 @@
+// Tier 2 vision-language wrappers over traced text families (issue 10); registry.cpp maps
+// model_type to them. Apart from wrappers.hpp so that parallel branches add their own headers.
+#pragma once
+#include "../../config.hpp"
+#include "../../model.hpp"
+
+namespace cardfit::families {
+
+Model idefics3(const Config& cfg);  // idefics3 and smolvlm: SigLIP-style tower + pixel-shuffle connector + a text model
+
+}  // namespace cardfit::families
