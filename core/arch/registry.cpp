@@ -103,6 +103,7 @@ const std::vector<Family>& family_registry() {
       {"llama4", families::llama4},
       {"idefics3", families::idefics3},
       {"smolvlm", families::idefics3},
+      {"lfm2-vl", families::lfm2_vl},
   };
   return list;
 }
