@@ -104,6 +104,7 @@ const std::vector<Family>& family_registry() {
       {"idefics3", families::idefics3},
       {"smolvlm", families::idefics3},
       {"lfm2-vl", families::lfm2_vl},
+      {"glm_ocr", families::glm_ocr},
   };
   return list;
 }
