@@ -105,6 +105,7 @@ const std::vector<Family>& family_registry() {
       {"smolvlm", families::idefics3},
       {"lfm2-vl", families::lfm2_vl},
       {"glm_ocr", families::glm_ocr},
+      {"deepseek_vl_v2", families::deepseek_vl_v2},
   };
   return list;
 }
