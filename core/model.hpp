@@ -2,6 +2,7 @@
 // Plain data built by arch/ families; the arithmetic over it lives in plan/.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -93,6 +94,8 @@ struct AttentionGeom {
   bool sinks = false;       // a learned sink logit per head joins the softmax (gpt-oss)
   int64_t context = 0;      // cross attention over a fixed number of encoder tokens (Whisper: the
                             // 1500 frames of a 30 s window); 0 = the source sequence (seq)
+  int64_t compress_ratio = 0; // DeepSeek-V4 CSA / HCA: beside the window, one compressed entry of
+  int64_t compressed_dim = 0; // compressed_dim elements per compress_ratio tokens is cached (0: none)
 };
 
 /// Which tokens a block runs over: the text sequence, or the tokens of each image (a vision tower
@@ -245,6 +248,12 @@ struct StoredExtra {
                               // the typed link plan/ follows (names are for checkpoint matching only)
 };
 
+/// The weights as a quantized checkpoint stores them (arch/stored_format.hpp), for serving as stored.
+struct StoredWeights {
+  int64_t bytes = 0;   // every tensor the model class loads, at its stored dtype (MTP layers excluded)
+  std::string label;   // "mxfp4 experts + bf16", for the weights component
+};
+
 struct Model {
   std::string model_type;         // as given in the config
   std::string family;             // the family file that traced it
@@ -265,6 +274,9 @@ struct Model {
   // block_cost_classes, fixed with the parameter count (empty before): a re-plan of a cached
   // model then never re-derives the blocks' signatures.
   std::vector<int32_t> cost_class;
+  // stored_weight_bytes, fixed with the inventory: a DeepSeek-V3 re-plan summed its 45,395 tensors
+  // and 41,540 scales twice (a third of the re-plan) when plan/ derived it per call.
+  std::optional<StoredWeights> stored_weights;
 
   const Node& node(NodeRef r) const { return blocks[size_t(r.block)].nodes[size_t(r.node)]; }
   int64_t parameter_count() const;  // tied tensors counted once

@@ -6,7 +6,9 @@
 #include "families/vlm_tier2.hpp"
 #include "families/wrappers.hpp"
 #include "families/zoo2026.hpp"
+#include "families/hybrids2026.hpp"
 #include "stored_extras.hpp"
+#include "stored_format.hpp"
 
 namespace cardfit {
 
@@ -40,6 +42,7 @@ const std::vector<Family>& family_registry() {
       {"llava", families::llava},
       {"deepseek_v2", families::deepseek},
       {"deepseek_v3", families::deepseek},
+      {"deepseek_v4", families::deepseek_v4},
       {"dbrx", families::dbrx},
       {"jamba", families::jamba},
       {"mamba", families::mamba},
@@ -106,6 +109,9 @@ const std::vector<Family>& family_registry() {
       {"lfm2-vl", families::lfm2_vl},
       {"glm_ocr", families::glm_ocr},
       {"deepseek_vl_v2", families::deepseek_vl_v2},
+      {"granitemoehybrid", families::granitemoehybrid},
+      {"falcon_h1", families::falcon_h1},
+      {"minimax", families::minimax},
   };
   return list;
 }
@@ -121,6 +127,7 @@ Model trace_model(const Config& cfg) {
     if (f.model_type == type) family = &f;
   Model m = family ? family->trace(cfg) : families::generic_decoder(cfg);
   add_quantization_extras(cfg, m);  // the stored format of the weights the family declared
+  m.stored_weights = stored_weight_bytes(m);
   derive_dims(m);  // the graph is the one source of the structural dimensions
   m.traced_parameters = m.parameter_count();  // the inventory is final from here on
   m.cost_class = block_cost_classes(m);

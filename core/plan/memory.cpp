@@ -13,7 +13,6 @@
 #include "graph_costs.hpp"
 #include "stacks.hpp"
 #include "step_events.hpp"
-#include "stored_format.hpp"
 
 namespace cardfit {
 
@@ -374,8 +373,8 @@ MemoryModel::MemoryModel(const Model& m, const Options& given, Mode mode, int64_
     phase_names_ = {"prefill", "decode"};
     const WeightDtype wd = opt.serve_dtype;
     int64_t w = 0;
-    // A quantized checkpoint serves as published unless serve_dtype is given (stored_format.hpp).
-    const std::optional<StoredWeights> stored = opt.serve_dtype_set ? std::nullopt : stored_weight_bytes(m);
+    // A quantized checkpoint serves as published unless serve_dtype is given (arch/stored_format.hpp).
+    const std::optional<StoredWeights> stored = opt.serve_dtype_set ? std::nullopt : m.stored_weights;
     if (stored) w = stored->bytes;
     else for (const auto& t : m.tensors) {
       if (!t.tied_to.empty()) continue;
@@ -398,6 +397,8 @@ MemoryModel::MemoryModel(const Model& m, const Options& given, Mode mode, int64_
           const int64_t held = n.attn.cross ? (n.attn.context > 0 ? n.attn.context : seq)
                                            : (n.attn.window > 0 ? std::min(n.attn.window, seq) : seq);
           kv = add(kv, mul(held, mul(n.attn.cache_dim, kvb)));
+          // DeepSeek-V4 CSA / HCA: one compressed entry per compress_ratio tokens beside the window.
+          if (n.attn.compress_ratio > 0) kv = add(kv, mul(seq / n.attn.compress_ratio, mul(n.attn.compressed_dim, kvb)));
         }
     kv_ = kv;
     // Mamba layers: conv state [inner, conv_kernel] + SSM state [inner, state] per sequence, in the
@@ -446,6 +447,8 @@ MemoryModel::MemoryModel(const Model& m, const Options& given, Mode mode, int64_
           const int64_t held = n.attn.cross ? (n.attn.context > 0 ? n.attn.context : seq)
                                            : (n.attn.window > 0 ? std::min(n.attn.window, seq) : seq);
           block_kv = add(block_kv, mul(held, mul(n.attn.cache_dim, kvb)));
+          if (n.attn.compress_ratio > 0)
+            block_kv = add(block_kv, mul(seq / n.attn.compress_ratio, mul(n.attn.compressed_dim, kvb)));
         }
       blocks_[bi].acts = block_kv;
     }

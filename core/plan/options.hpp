@@ -144,7 +144,7 @@ struct Options {
   std::optional<bool> grad_ckpt;
   std::optional<Attention> attention;
   WeightDtype serve_dtype = WeightDtype::bf16;
-  bool serve_dtype_set = false;  // false: a quantized checkpoint serves at its stored format (stored_format.hpp)
+  bool serve_dtype_set = false;  // false: a quantized checkpoint serves at its stored format (arch/stored_format.hpp)
   WeightDtype kv_dtype = WeightDtype::bf16;  // bf16, fp16, fp32 or fp8 (see kv_dtype_set)
   bool kv_dtype_set = false;    // false: the KV cache takes the activation dtype (fp32 serving: fp32)
   int64_t gpus = 1;

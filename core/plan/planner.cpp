@@ -9,7 +9,6 @@
 #include "plan.hpp"
 #include "split.hpp"
 #include "stacks.hpp"
-#include "stored_format.hpp"
 
 namespace cardfit {
 
@@ -167,7 +166,7 @@ void add_assumptions(Plan& p, const Model& m, const Catalog& cat) {
       "qlora_quant", quant_name(o.qlora_quant), "bitsandbytes, PEFT prepare_model_for_kbit_training");
   if (!m.stored_format.empty()) {
     // Published quantized weights (quantization_config): served as stored, trained dequantized.
-    const auto stored = stored_weight_bytes(m);
+    const auto& stored = m.stored_weights;
     add("stored_format",
         "The checkpoint stores its weights as " + m.stored_format + " (quantization_config.quant_method). Serving " +
             (o.serve_dtype_set ? std::string("uses serve_dtype ") + weight_dtype_name(o.serve_dtype) + " as given"

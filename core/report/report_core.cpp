@@ -58,18 +58,23 @@ void memory(JsonWriter& w, const MemoryPlan& p, const Plan* echo) {
   w.end_object();
 }
 
-void split_option(JsonWriter& w, const SplitOption& s, const Split* full) {
+// The chosen cut with its alternatives (full set), or one alternative. The chosen strategy's own entry
+// among the alternatives leaves out its stages: they are the chosen cut's (a 1,024-layer model's
+// pipeline lists ~1,000 of them per card and mode).
+void split_option(JsonWriter& w, const SplitOption& s, const Split* full, bool with_stages = true) {
   w.begin_object();
   if (full) {
     w.key("alternatives").begin_array();
-    for (const auto& a : full->alternatives) split_option(w, a, nullptr);
+    for (const auto& a : full->alternatives) split_option(w, a, nullptr, a.strategy != full->strategy);
     w.end_array();
   }
   w.field("card_hours", s.card_hours).field("cards", s.cards);
   if (full) w.field("cheapest", full->cheapest);
   w.field("per_card_bytes", s.per_card_bytes);
-  w.key("stage_blocks");
-  shape(w, s.stage_layers);
+  if (with_stages) {
+    w.key("stage_blocks");
+    shape(w, s.stage_layers);
+  }
   w.field("strategy", s.strategy);
   w.end_object();
 }

@@ -38,6 +38,31 @@ TEST_CASE("the core report is byte-identical to nlohmann's dump of it, and at mo
     }
 }
 
+TEST_CASE("a card's cut lists its stages once: the chosen strategy's alternative leaves them out") {
+  cardfit::Planner planner;
+  int chosen_pipelines = 0, other_pipelines = 0;
+  for (const char* model : {"gemma-2-9b-it", "meta-llama-3-8b", "deepseek-v3"}) {
+    const json r = json::parse(planner.plan(golden_file(std::string(model) + ".json").at("config").dump(), "{}"));
+    for (const auto& card : r["cards"])
+      for (const auto& [mode, s] : card["split"].items()) {
+        if (s.is_null()) continue;
+        INFO(model << " " << card["id"] << " " << mode);
+        REQUIRE(s.contains("stage_blocks"));
+        int same = 0;
+        for (const auto& a : s["alternatives"]) {
+          const bool chosen = a["strategy"] == s["strategy"];
+          same += chosen;
+          CHECK(a.contains("stage_blocks") == !chosen);  // the chosen cut's stages are s.stage_blocks
+          if (chosen) CHECK(a["cards"] == s["cards"]);
+          if (a["strategy"] == "pipeline") (chosen ? chosen_pipelines : other_pipelines) += 1;
+        }
+        CHECK(same == 1);
+      }
+  }
+  CHECK(chosen_pipelines > 0);  // both cases occur in these three models
+  CHECK(other_pipelines > 0);
+}
+
 TEST_CASE("the writer spells numbers and strings as nlohmann does") {
   std::string s;
   cardfit::JsonWriter w(s);

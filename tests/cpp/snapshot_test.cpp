@@ -41,6 +41,17 @@ json assembled(cardfit::Planner& planner, const std::string& config, const json&
   return r;
 }
 
+// A card's cuts without the copy of the chosen cut's stages its alternatives once repeated (the
+// report lists them once since; every number of every strategy is kept).
+json cuts(json split) {
+  for (auto& [mode, s] : split.items()) {
+    if (!s.is_object() || !s.contains("alternatives")) continue;
+    for (auto& a : s["alternatives"])
+      if (a["strategy"] == s["strategy"]) a.erase("stage_blocks");
+  }
+  return split;
+}
+
 // The numbers of one report that the redesign must keep, whatever call they come from.
 json digest(const json& r) {
   json tensors = json::array();
@@ -53,7 +64,7 @@ json digest(const json& r) {
   json cards = json::object();
   for (const auto& c : r["cards"])
     cards[c["id"].get<std::string>()] = {c["capacity_bytes"], c["max_batch"], c["safe_batch"], c["borderline"],
-                                         fingerprint(c["split"]), c["usd_per_gpu_hr"]};
+                                         fingerprint(cuts(c["split"])), c["usd_per_gpu_hr"]};
   json assumptions = json::array();  // the values; the prose only as a fingerprint
   for (const auto& a : r["assumptions"]) assumptions.push_back({a["id"], a["option"], a["value"], fingerprint(a["text"])});
   json params = r["params"];

@@ -17,7 +17,7 @@ Model baichuan(const Config& c) {
 
   ModelBuilder b("baichuan", "baichuan");
   set_dims(b, d, c);
-  causal_lm_stack(b, d, {}, [&](int i, const std::string& p) {
+  causal_lm_stack(b, d, {}, [&](int, const std::string& p) {
     pre_norm_decoder_layer(
         b, {.prefix = p,
             .attn = {.prefix = p + ".self_attn", .hidden = d.hidden, .heads = d.heads,

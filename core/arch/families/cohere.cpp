@@ -17,7 +17,7 @@ Model cohere(const Config& c) {
 
   ModelBuilder b("cohere", "cohere");
   set_dims(b, d, c);
-  causal_lm_stack(b, d, {.norm_kind = NormKind::layernorm_nobias}, [&](int i, const std::string& p) {
+  causal_lm_stack(b, d, {.norm_kind = NormKind::layernorm_nobias}, [&](int, const std::string& p) {
     AttentionSpec attn{.prefix = p + ".self_attn", .hidden = d.hidden, .heads = d.heads,
                        .kv_heads = d.kv_heads, .head_dim = d.head_dim, .q_bias = bias,
                        .k_bias = bias, .v_bias = bias, .o_bias = bias,

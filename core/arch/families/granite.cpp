@@ -30,7 +30,7 @@ Model granite(const Config& c) {
 
   ModelBuilder b("granite", "granite");
   set_dims(b, d, c);
-  causal_lm_stack(b, d, {}, [&](int i, const std::string& p) {
+  causal_lm_stack(b, d, {}, [&](int, const std::string& p) {
     const AttentionSpec attn = granite_attention(p, d, attn_bias);
     const MlpSpec mlp{.prefix = p + ".mlp", .hidden = d.hidden, .intermediate = d.intermediate,
                       .bias = mlp_bias, .act = act};

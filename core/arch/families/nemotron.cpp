@@ -16,7 +16,7 @@ Model nemotron(const Config& c) {
 
   ModelBuilder b("nemotron", "nemotron");
   set_dims(b, d, c);
-  causal_lm_stack(b, d, {.norm_kind = NormKind::layernorm}, [&](int i, const std::string& p) {
+  causal_lm_stack(b, d, {.norm_kind = NormKind::layernorm}, [&](int, const std::string& p) {
     pre_norm_decoder_layer(
         b, {.prefix = p,
             .attn = {.prefix = p + ".self_attn", .hidden = d.hidden, .heads = d.heads,

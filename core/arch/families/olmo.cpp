@@ -18,7 +18,7 @@ Model olmo(const Config& c) {
   ModelBuilder b("olmo", "olmo");
   b.facts().depth_scaled_init = true;  // OLMo: init_fn scales residual outputs by depth
   set_dims(b, d, c);
-  causal_lm_stack(b, d, {.norm_kind = NormKind::layernorm_noaffine}, [&](int i, const std::string& p) {
+  causal_lm_stack(b, d, {.norm_kind = NormKind::layernorm_noaffine}, [&](int, const std::string& p) {
     pre_norm_decoder_layer(
         b, {.prefix = p,
             .attn = {.prefix = p + ".self_attn", .hidden = d.hidden, .heads = d.heads,
@@ -38,7 +38,7 @@ Model olmo2(const Config& c) {
   ModelBuilder b("olmo2", "olmo");
   b.facts().depth_scaled_init = true;
   set_dims(b, d, c);
-  causal_lm_stack(b, d, {}, [&](int i, const std::string& p) {
+  causal_lm_stack(b, d, {}, [&](int, const std::string& p) {
     sandwich_norm_decoder_layer(
         b, {.prefix = p,
             .attn = {.prefix = p + ".self_attn", .hidden = d.hidden, .heads = d.heads,

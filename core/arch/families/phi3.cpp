@@ -13,7 +13,7 @@ Model phi3(const Config& c) {
 
   ModelBuilder b("phi3", "phi3");
   set_dims(b, d, c);
-  causal_lm_stack(b, d, {}, [&](int i, const std::string& p) {
+  causal_lm_stack(b, d, {}, [&](int, const std::string& p) {
     pre_norm_decoder_layer(
         b, {.prefix = p,
             .attn = {.prefix = p + ".self_attn", .hidden = d.hidden, .heads = d.heads,

@@ -18,7 +18,7 @@ Model stablelm(const Config& c) {
 
   ModelBuilder b("stablelm", "stablelm");
   set_dims(b, d, c);
-  causal_lm_stack(b, d, {.norm_kind = NormKind::layernorm}, [&](int i, const std::string& p) {
+  causal_lm_stack(b, d, {.norm_kind = NormKind::layernorm}, [&](int, const std::string& p) {
     AttentionSpec attn{.prefix = p + ".self_attn", .hidden = d.hidden, .heads = d.heads,
                        .kv_heads = d.kv_heads, .head_dim = d.head_dim, .q_bias = qkv_bias,
                        .k_bias = qkv_bias, .v_bias = qkv_bias, .qk_norm = NormKind::layernorm_nobias};

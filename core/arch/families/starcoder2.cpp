@@ -15,7 +15,7 @@ Model starcoder2(const Config& c) {
 
   ModelBuilder b("starcoder2", "starcoder2");
   set_dims(b, d, c);
-  causal_lm_stack(b, d, {.norm_kind = NormKind::layernorm}, [&](int i, const std::string& p) {
+  causal_lm_stack(b, d, {.norm_kind = NormKind::layernorm}, [&](int, const std::string& p) {
     pre_norm_decoder_layer(
         b, {.prefix = p,
             .attn = {.prefix = p + ".self_attn", .hidden = d.hidden, .heads = d.heads,

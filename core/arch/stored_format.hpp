@@ -9,12 +9,7 @@
 
 namespace cardfit {
 
-struct StoredWeights {
-  int64_t bytes = 0;   // every tensor the model class loads, at its stored dtype (MTP layers excluded)
-  std::string label;   // "mxfp4 experts + bf16", for the weights component
-};
-
-/// The served weights at the stored format; nothing when the checkpoint is not quantized or its format
+/// The served weights at the stored format (trace_model keeps it as Model::stored_weights); nothing when the checkpoint is not quantized or its format
 /// is not one cardfit sizes exactly (then serve_dtype applies).
 std::optional<StoredWeights> stored_weight_bytes(const Model& m);
 
