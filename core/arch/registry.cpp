@@ -3,6 +3,7 @@
 
 #include "../error.hpp"
 #include "families/families.hpp"
+#include "families/vlm_tier2.hpp"
 #include "families/wrappers.hpp"
 #include "families/zoo2026.hpp"
 #include "families/hybrids2026.hpp"
@@ -103,6 +104,11 @@ const std::vector<Family>& family_registry() {
       {"qwen3_vl_moe_text", families::qwen3_vl_moe_text},
       {"qwen3_vl_moe", families::qwen3_vl_moe},
       {"llama4", families::llama4},
+      {"idefics3", families::idefics3},
+      {"smolvlm", families::idefics3},
+      {"lfm2-vl", families::lfm2_vl},
+      {"glm_ocr", families::glm_ocr},
+      {"deepseek_vl_v2", families::deepseek_vl_v2},
       {"granitemoehybrid", families::granitemoehybrid},
       {"falcon_h1", families::falcon_h1},
       {"minimax", families::minimax},
