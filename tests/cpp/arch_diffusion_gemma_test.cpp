@@ -67,6 +67,15 @@ TEST_CASE("DiffusionGemma 26B-A4B: exact total by hand, one stored stack, encode
   CHECK(find(m, "model.decoder.embed_tokens_per_layer.weight") == nullptr);
   CHECK(find(m, "model.decoder.self_conditioning.up_proj.weight")->shape == Shape{I, H});
   CHECK(find(m, "model.decoder.self_conditioning.post_norm.weight") == nullptr);
+  // Self-conditioning runs on the decoder's canvas only; every other text block on the sequence.
+  int sc_blocks = 0;
+  for (const auto& blk : m.blocks) {
+    INFO(blk.name);
+    const bool sc = blk.name == "model.decoder.self_conditioning";
+    sc_blocks += sc;
+    CHECK(blk.sequence == (sc ? Sequence::target : Sequence::source));
+  }
+  CHECK(sc_blocks == 1);
   CHECK(find(m, "model.vision_tower.patch_embedder.input_proj.weight") == nullptr);
   CHECK(find(m, "model.encoder.vision_tower.patch_embedder.input_proj.weight")->shape == Shape{VH, 3 * 16 * 16});
 }
@@ -89,7 +98,10 @@ TEST_CASE("DiffusionGemma: the stack is Gemma 4 26B-A4B's, and serving holds onl
   REQUIRE(r.at("ok") == true);
   const json a = plan(golden_file("gemma-4-26b-a4b-it.json").at("config").dump(), {{"mode", "serve"}, {"batch", 1}, {"seq", seq}});
   CHECK(r["plan"]["components"]["kv_cache"] == a["plan"]["components"]["kv_cache"]);
-  CHECK(r["plan"]["components"]["kv_cache"].get<int64_t>() > 0);
+  // By hand, bf16: 25 sliding layers hold their 1024-token window of k and v (8 heads of 256), 5 full layers
+  // all 8192 tokens of k and v (2 heads of 512; values = keys before v_norm, cached apart).
+  CHECK(r["plan"]["components"]["kv_cache"] == 25 * 1024 * 2 * 8 * 256 * 2 + 5 * seq * 2 * 2 * 512 * 2);
+  CHECK(r["plan"]["components"]["weights"] == 2 * total);  // bf16: 51.65 GB, the "51.7 GB" quoted for the BF16 weights
   for (const char* mode : {"full", "lora", "qlora", "serve"}) {
     INFO(mode);
     const json p = plan(config.dump(), {{"mode", mode}});

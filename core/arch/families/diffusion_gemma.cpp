@@ -72,14 +72,17 @@ Model diffusion_gemma(const Config& c) {
   if (c.has("vision_config")) gemma4_vision(b, read_gemma4_vision(c.child("vision_config")), hidden);
 
   // DiffusionGemmaSelfConditioning: pre_norm → gated MLP (intermediate_size) → + inputs_embeds → post_norm
-  // (RMS, with_scale=False). It runs on the decoder's canvas only; a root of the graph here.
+  // (RMS, with_scale=False). It runs on the decoder's canvas only: a root of the graph over the target
+  // sequence (the decoder_seq option; seq when unset).
   b.restart();
+  b.sequence(Sequence::target);
   b.block("model.decoder.self_conditioning", "other");
   b.norm("model.decoder.self_conditioning.pre_norm", hidden, NormKind::rmsnorm);
   mlp_block(b, {.prefix = "model.decoder.self_conditioning", .hidden = hidden, .intermediate = intermediate,
                 .act = act, .role = Role::mlp});
   b.norm("model.decoder.self_conditioning.post_norm", hidden, NormKind::layernorm_noaffine);
   b.restart();
+  b.sequence(Sequence::source);
 
   append_renamed(b, std::move(language), "model.", "model.decoder.");
   // The encoder's text weights: aliases of the decoder's (not stored); its layer_scalar buffers are its own.
@@ -95,7 +98,8 @@ Model diffusion_gemma(const Config& c) {
 
   b.note("Block diffusion: the plan runs the shared text stack once over the sequence, as the encoder does when "
          "it prefills the prompt and commits each finished canvas (DiffusionGemmaGenerationMixin.generate). Serving "
-         "keeps only that encoder KV cache (the decoder reads it and never writes). Not in the plan: the decoder's "
+         "keeps only that encoder KV cache (the decoder reads it and never writes). The decoder's self-conditioning MLP "
+         "is planned over the target sequence (the decoder_seq option, seq when unset). Not in the plan: the decoder's "
          "denoising passes, each over the " + std::to_string(canvas) + "-token canvas (canvas_length) attending "
          "to the cached prompt and the whole canvas, up to max_denoising_steps per canvas (generation_config; "
          "adaptive stopping ends most canvases earlier), nor the self-conditioning logits [batch, " +
