@@ -13,8 +13,30 @@ using Shape = std::vector<int64_t>;
 /// Number of elements of a shape; throws Error(overflow) past 2^63.
 int64_t numel(const Shape& shape);
 /// a*b and a+b with an overflow check (Error(overflow) naming `what`).
-int64_t checked_mul(int64_t a, int64_t b, const char* what = "a size");
-int64_t checked_add(int64_t a, int64_t b, const char* what = "a size");
+[[noreturn]] void throw_overflow(const char* what);  // ErrorCode::overflow naming `what`
+
+// Non-negative operands whose bit lengths sum to at most 63 cannot overflow: that fast path skips
+// the overflow builtin, which wasm lowers to a call of the 128-bit multiply __multi3 (3 % of a wasm
+// re-plan). Sizes are non-negative; the builtin decides the rest.
+inline bool mul_overflows(int64_t a, int64_t b, int64_t* r) {
+  if (a >= 0 && b >= 0 && __builtin_clzll(uint64_t(a) | 1) + __builtin_clzll(uint64_t(b) | 1) >= 65) {
+    *r = a * b;
+    return false;
+  }
+  return __builtin_mul_overflow(a, b, r);
+}
+
+inline int64_t checked_mul(int64_t a, int64_t b, const char* what = "a size") {
+  int64_t r;
+  if (mul_overflows(a, b, &r)) throw_overflow(what);
+  return r;
+}
+
+inline int64_t checked_add(int64_t a, int64_t b, const char* what = "a size") {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r)) throw_overflow(what);
+  return r;
+}
 
 enum class Role { embedding, position_embedding, norm, attention, mlp, router, expert, head, ssm, vision, projector, other };
 const char* role_name(Role role);
