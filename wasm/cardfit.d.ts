@@ -64,7 +64,7 @@ export interface PlanOptions {
   modules_to_save?: string[];
   /** Module names that get adapters (e.g. q_proj, v_proj). Default: every linear layer but the head (omit the option; [] is refused). CLI: `--lora-targets q_proj,v_proj,...`. */
   lora_targets?: string[];
-  /** The dtype of the served weights. Default: the checkpoint's stored format where its config has a quantization_config (mxfp4, fp8, gptq, awq), else bf16. CLI: `--serve-dtype`. */
+  /** The dtype of the served weights. Default: the checkpoint's stored format where its config has a quantization_config (mxfp4, fp8, gptq, awq, compressed-tensors, bitsandbytes), else bf16. CLI: `--serve-dtype`. */
   serve_dtype?: 'bf16' | 'fp16' | 'fp32' | 'fp8' | 'int8' | 'int4' | 'nf4';
   /** The dtype of the KV cache. Default: the activation dtype (fp32 when serving fp32). CLI: `--kv-dtype`. */
   kv_dtype?: 'bf16' | 'fp16' | 'fp32' | 'fp8';

@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <set>
 
 #include "arch/stored_bitsandbytes.hpp"
 #include "cardfit/planner.hpp"
@@ -336,4 +337,41 @@ TEST_CASE("training a compressed-tensors or bitsandbytes checkpoint says what th
     CHECK((*a)["text"].get<std::string>().find(word) != std::string::npos);
     CHECK((*a)["text"].get<std::string>().find("holds them as stored") != std::string::npos);
   }
+}
+
+TEST_CASE("compressed-tensors NVFP4: a header in the saved layout matches every name, the packed weights not missing") {
+  const json cfg = with_quant(ct(nvfp4));
+  const cardfit::Model m = trace_json(cfg);
+  json header = {{"__metadata__", {{"format", "pt"}}}};
+  std::set<std::string> packed;
+  for (const auto& x : m.stored_extras) {
+    header[x.tensor.name] = {{"dtype", x.dtype}, {"shape", x.tensor.shape}, {"data_offsets", {0, 1}}};
+    if (!x.replaces.empty()) packed.insert(x.replaces);
+  }
+  CHECK(packed.size() == size_t(modules));
+  for (const auto& t : m.tensors)
+    if (!packed.count(t.name)) header[t.name] = {{"dtype", "BF16"}, {"shape", t.shape}, {"data_offsets", {0, 1}}};
+  const json r = plan_with(cfg, {{"safetensors_header", header.dump()}});
+  REQUIRE(r["ok"] == true);
+  CHECK(r["checkpoint"]["scalars"] == rest + linears / 2 + linears / 16 + 2 * modules);
+  CHECK(r["checkpoint"]["unexplained"] == 0);
+  CHECK(r["checkpoint"]["missing"].empty());
+  CHECK(r["checkpoint"]["extra"].empty());
+  CHECK(r["checkpoint"]["shape_mismatches"].empty());
+  CHECK(r["checkpoint"]["dtypes"] == json::array({"BF16", "F32", "F8_E4M3", "U8"}));
+}
+
+TEST_CASE("bitsandbytes fp4 without double quantization: the JSON is fixed, named after the quant type") {
+  json q = bnb_nf4;
+  q["bnb_4bit_quant_type"] = "fp4";
+  q["bnb_4bit_use_double_quant"] = false;
+  const cardfit::Model m = trace_json(with_quant(q));
+  const auto* js = extra(m, "model.layers.0.mlp.gate_proj.weight.quant_state.bitsandbytes__fp4");
+  REQUIRE(js);
+  const char* text = "{\"quant_type\": \"fp4\", \"blocksize\": 64, \"dtype\": \"bfloat16\", \"shape\": [14336, 4096]}";
+  CHECK(js->tensor.shape == cardfit::Shape{int64_t(std::strlen(text))});
+  CHECK(js->variable_max == 0);
+  CHECK_FALSE(extra(m, "model.layers.0.mlp.gate_proj.weight.nested_absmax"));
+  const json r = plan_with(with_quant(q), {{"checkpoint_total", 1}});
+  CHECK_FALSE(r["checkpoint"].contains("variable_tensors"));
 }
