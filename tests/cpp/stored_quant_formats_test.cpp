@@ -249,6 +249,7 @@ TEST_CASE("bitsandbytes nf4: totals reconcile, the offsets' digits a named, boun
   REQUIRE(int64_t(std::strlen("{\"quant_type\": \"nf4\", \"blocksize\": 64, \"dtype\": \"bfloat16\", \"shape\": [4096, 4096], "
                               "\"nested_blocksize\": 256, \"nested_dtype\": \"float32\", \"nested_offset\": 0.0}")) == 148 + 8);
   REQUIRE(json_least > 0);
+  REQUIRE(stored == 4650174176);
   const json exact = plan_with(with_quant(bnb_nf4), {{"checkpoint_total", stored}});
   REQUIRE(exact["ok"] == true);
   CHECK(exact["checkpoint"]["unexplained"] == 0);
@@ -374,4 +375,14 @@ TEST_CASE("bitsandbytes fp4 without double quantization: the JSON is fixed, name
   CHECK_FALSE(extra(m, "model.layers.0.mlp.gate_proj.weight.nested_absmax"));
   const json r = plan_with(with_quant(q), {{"checkpoint_total", 1}});
   CHECK_FALSE(r["checkpoint"].contains("variable_tensors"));
+}
+
+TEST_CASE("the Markdown report names the quant_state JSON remainder with its bound") {
+  // 4,650,174,176: the least total of the bnb test above (its hand sum), 100 more here.
+  cardfit::Planner planner;
+  const json r = json::parse(planner.markdown(with_quant(bnb_nf4).dump(), json{{"checkpoint_total", 4650174176 + 100}}.dump()));
+  const std::string md = r["markdown"].get<std::string>();
+  CHECK(md.find("+ 0 unexplained") != std::string::npos);
+  CHECK(md.find("quantization-state scalars") != std::string::npos);
+  CHECK(md.find("100 of up to 4,256 scalars of data-dependent length (224 quant_state JSON tensors") != std::string::npos);
 }
