@@ -386,3 +386,25 @@ TEST_CASE("the Markdown report names the quant_state JSON remainder with its bou
   CHECK(md.find("quantization-state scalars") != std::string::npos);
   CHECK(md.find("100 of up to 4,256 scalars of data-dependent length (224 quant_state JSON tensors") != std::string::npos);
 }
+
+TEST_CASE("compressed-tensors: a config as llm-compressor serializes it (nulls for unset fields) reads the same") {
+  // The shape of the quantization_config RedHatAI's FP8-dynamic repos publish: every QuantizationArgs
+  // field written out, null where unset, plus the bookkeeping keys.
+  const json args_null = {{"actorder", nullptr}, {"block_structure", nullptr}, {"group_size", nullptr},
+                          {"observer_kwargs", json::object()}, {"scale_dtype", nullptr}, {"zp_dtype", nullptr}};
+  json w = args_null, in = args_null;
+  w.update({{"dynamic", false}, {"num_bits", 8}, {"observer", "minmax"}, {"strategy", "channel"}, {"symmetric", true}, {"type", "float"}});
+  in.update({{"dynamic", true}, {"num_bits", 8}, {"observer", nullptr}, {"strategy", "token"}, {"symmetric", true}, {"type", "float"}});
+  const json q = {{"config_groups", {{"group_0", {{"input_activations", in}, {"output_activations", nullptr}, {"targets", {"Linear"}}, {"weights", w}}}}},
+                  {"format", "float-quantized"}, {"global_compression_ratio", 1.46}, {"ignore", {"lm_head"}}, {"kv_cache_scheme", nullptr},
+                  {"quant_method", "compressed-tensors"}, {"quantization_status", "compressed"}, {"sparsity_config", json::object()}};
+  const cardfit::Model a = trace_json(with_quant(q));
+  const cardfit::Model b = trace_json(with_quant(ct(fp8_dynamic, {{"format", "float-quantized"}})));
+  REQUIRE(a.stored_extras.size() == b.stored_extras.size());
+  for (size_t i = 0; i < a.stored_extras.size(); ++i) {
+    CHECK(a.stored_extras[i].tensor.name == b.stored_extras[i].tensor.name);
+    CHECK(a.stored_extras[i].tensor.shape == b.stored_extras[i].tensor.shape);
+    CHECK(a.stored_extras[i].dtype == b.stored_extras[i].dtype);
+  }
+  CHECK(a.stored_weights->bytes == b.stored_weights->bytes);
+}
