@@ -408,3 +408,23 @@ TEST_CASE("compressed-tensors: a config as llm-compressor serializes it (nulls f
   }
   CHECK(a.stored_weights->bytes == b.stored_weights->bytes);
 }
+
+TEST_CASE("compressed-tensors NVFP4 on Qwen3-30B-A3B: every expert packed, the routers ignored by regex") {
+  // tests/golden/models/qwen3-30b-a3b.json: 48 layers, 128 experts of gate/up [768, 2048] and down
+  // [2048, 768], attention q [4096, 2048], k and v [512, 2048], o [2048, 4096]. The ignore list is the
+  // one llm-compressor's MoE examples use: lm_head and re:.*mlp.gate$.
+  json cfg = golden_file("qwen3-30b-a3b.json").at("config");
+  cfg["quantization_config"] = ct(nvfp4, {{"ignore", {"lm_head", "re:.*mlp.gate$"}}});
+  const cardfit::Model m = trace_json(cfg);
+  constexpr int64_t layers = 48, experts = 128, h = 2048, mi = 768;
+  int64_t packed = 0, packed_values = 0;
+  for (const auto& x : m.stored_extras)
+    if (x.role == cardfit::ExtraRole::quant_blocks) {
+      packed += 1;
+      packed_values += 2 * x.tensor.count();
+    }
+  CHECK(packed == layers * (4 + 3 * experts));
+  CHECK(packed_values == layers * (2 * 4096 * h + 2 * 512 * h + 3 * experts * mi * h));
+  CHECK_FALSE(extra(m, "model.layers.0.mlp.gate.weight_packed"));
+  CHECK(extra(m, "model.layers.0.mlp.experts.127.down_proj.weight_scale")->tensor.shape == cardfit::Shape{h, mi / 16});
+}
