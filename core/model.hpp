@@ -94,6 +94,8 @@ struct AttentionGeom {
   bool sinks = false;       // a learned sink logit per head joins the softmax (gpt-oss)
   int64_t context = 0;      // cross attention over a fixed number of encoder tokens (Whisper: the
                             // 1500 frames of a 30 s window); 0 = the source sequence (seq)
+  int64_t compress_ratio = 0; // DeepSeek-V4 CSA / HCA: beside the window, one compressed entry of
+  int64_t compressed_dim = 0; // compressed_dim elements per compress_ratio tokens is cached (0: none)
 };
 
 /// Which tokens a block runs over: the text sequence, or the tokens of each image (a vision tower

@@ -37,15 +37,16 @@ void mamba2_mixer(ModelBuilder& b, const Mamba2Spec& s) {
   scan.recurrent_state_bytes = s.state_bytes;
   b.node(std::move(scan));
 
-  // 4. grouped gated RMSNorm (one [inner] weight), then back to the residual stream.
+  // 4. grouped gated RMSNorm (one [inner] weight), or the bare gate y * silu(z), then back to the
+  // residual stream.
   Node norm;
-  norm.name = p + "norm";
-  norm.op = Op::norm;
-  norm.detail = "rmsnorm_gated";
+  norm.name = p + (s.gated_norm ? "norm" : "gate");
+  norm.op = s.gated_norm ? Op::norm : Op::other;
+  norm.detail = s.gated_norm ? "rmsnorm_gated" : "silu_gate";
   norm.in = norm.out = inner;
-  norm.params = b.tensor(norm.name + ".weight", {inner}, Role::norm);
+  if (s.gated_norm) norm.params = b.tensor(norm.name + ".weight", {inner}, Role::norm);
   b.node(std::move(norm));
-  b.linear(p + "out_proj", inner, s.hidden, {.bias = s.proj_bias, .role = Role::ssm});
+  b.linear(p + "out_proj", inner, s.hidden, {.bias = s.out_proj_bias.value_or(s.proj_bias), .role = Role::ssm});
 }
 
 }  // namespace cardfit

@@ -3,6 +3,7 @@
 // sequence keeps a conv state [conv_dim, conv_kernel] (conv_dim = inner + 2 * n_groups * state) and an
 // SSM state [heads, head_dim, state] per layer.
 #pragma once
+#include <optional>
 #include <string>
 
 #include "builder.hpp"
@@ -20,6 +21,8 @@ struct Mamba2Spec {
   bool proj_bias = false;       // use_bias: in_proj and out_proj
   std::string act = "silu";     // mamba_hidden_act
   int state_bytes = 0;          // bytes per SSM-state element; 0 = the activation dtype
+  bool gated_norm = true;       // false: y * silu(z) without the norm and its weight (Falcon-H1 mamba_rms_norm)
+  std::optional<bool> out_proj_bias;  // set: out_proj's bias apart from in_proj's (Falcon-H1 projectors_bias)
 };
 /// Dataflow of the forward pass, in node order:
 ///   x → in_proj [inner (gate z) + conv_dim (x, B, C) + heads (dt)]

@@ -3,8 +3,10 @@
 
 #include "../error.hpp"
 #include "families/families.hpp"
+#include "families/vlm_tier2.hpp"
 #include "families/wrappers.hpp"
 #include "families/zoo2026.hpp"
+#include "families/hybrids2026.hpp"
 #include "stored_extras.hpp"
 #include "stored_format.hpp"
 
@@ -40,6 +42,7 @@ const std::vector<Family>& family_registry() {
       {"llava", families::llava},
       {"deepseek_v2", families::deepseek},
       {"deepseek_v3", families::deepseek},
+      {"deepseek_v4", families::deepseek_v4},
       {"dbrx", families::dbrx},
       {"jamba", families::jamba},
       {"mamba", families::mamba},
@@ -101,6 +104,14 @@ const std::vector<Family>& family_registry() {
       {"qwen3_vl_moe_text", families::qwen3_vl_moe_text},
       {"qwen3_vl_moe", families::qwen3_vl_moe},
       {"llama4", families::llama4},
+      {"idefics3", families::idefics3},
+      {"smolvlm", families::idefics3},
+      {"lfm2-vl", families::lfm2_vl},
+      {"glm_ocr", families::glm_ocr},
+      {"deepseek_vl_v2", families::deepseek_vl_v2},
+      {"granitemoehybrid", families::granitemoehybrid},
+      {"falcon_h1", families::falcon_h1},
+      {"minimax", families::minimax},
   };
   return list;
 }

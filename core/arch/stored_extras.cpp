@@ -8,6 +8,12 @@
 // - Qwen MTP: mtp.fc [H, 2H], mtp.pre_fc_norm_{embedding,hidden}, mtp.layers.0.* (a full-attention
 //   decoder layer), mtp.norm, as Qwen3.5 / Qwen3-Next checkpoints ship them (public MTP loaders list
 //   these 15 names for a dense Qwen3.5; the MoE checkpoints store the MTP experts one by one).
+// - Nemotron-H MTP: vLLM's nemotron_h_mtp.py (NemotronHMultiTokenPredictor: one decoder block per
+//   mtp_hybrid_override_pattern character, '*' attention or 'E' MoE, the first with enorm / hnorm /
+//   eh_proj [H, 2H], the last with final_layernorm; it loads mtp.layers.{i}.* and shares the model's
+//   embeddings and lm_head) and a public runtime's test of a released Nemotron-H index
+//   (mtp.layers.0.{enorm, hnorm, eh_proj, norm, mixer.q/k/v/o_proj}, mtp.layers.1.{norm, mixer.*,
+//   final_layernorm}; eh_proj [hidden, 2 * hidden]).
 // - FP8: DeepSeek-V3's inference/fp8_cast_bf16.py and transformers' finegrained_fp8 read
 //   <weight>_scale_inv, float32 [ceil(out / b0), ceil(in / b1)] for weight_block_size [b0, b1].
 //   DeepSeek-V3's published total (684,531,386,000) confirms the split: every decoder-layer linear is
@@ -235,8 +241,22 @@ void add_qwen_mtp_layers(Model& m, int64_t count, int64_t source_layer, int64_t 
   add(m, make("mtp.norm.weight", {hidden}, Role::norm), ExtraRole::mtp, "BF16");
 }
 
+void add_nemotron_h_mtp_layers(Model& m, const std::vector<std::string>& sources, int64_t hidden) {
+  for (size_t j = 0; j < sources.size(); ++j) {
+    const std::string p = "mtp.layers." + std::to_string(j) + ".";
+    if (j == 0) {  // the fusion of the token embedding and the model's last hidden state
+      add(m, make(p + "enorm.weight", {hidden}, Role::norm), ExtraRole::mtp, "BF16");
+      add(m, make(p + "hnorm.weight", {hidden}, Role::norm), ExtraRole::mtp, "BF16");
+      add(m, make(p + "eh_proj.weight", {hidden, checked_mul(2, hidden)}, Role::other, true), ExtraRole::mtp, "BF16");
+    }
+    copy_layer(m, sources[j] + ".", p, false);
+    if (j + 1 == sources.size()) add(m, make(p + "final_layernorm.weight", {hidden}, Role::norm), ExtraRole::mtp, "BF16");
+  }
+}
+
 void add_quantization_extras(const Config& cfg, Model& m) {
   if (!cfg.has_object("quantization_config")) return;
+  if (!m.stored_format.empty()) return;  // the family declared its stored format itself (deepseek_v4)
   const Config q = cfg.child("quantization_config");
   m.stored_format = q.string_or("quant_method", "");
   const std::vector<std::string> skip = q.string_list("modules_to_not_convert");

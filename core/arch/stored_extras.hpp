@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "../config.hpp"
 #include "../model.hpp"
@@ -21,6 +22,12 @@ void add_nextn_layers(Model& m, int64_t count, int64_t layers, int64_t source_la
 /// by one as experts.{e}.{gate,up,down}_proj.weight where the model fuses them) and norm; no embedding
 /// or head of their own (the model's are shared).
 void add_qwen_mtp_layers(Model& m, int64_t count, int64_t source_layer, int64_t hidden);
+
+/// Nemotron-H MTP, mtp.layers.{j}.* for each entry of mtp_layers_block_type: a copy of the main-model
+/// block `sources[j]` ("backbone.layers.5": its norm and mixer, stored buffers included); the first also
+/// stores enorm, hnorm and eh_proj [hidden, 2 × hidden], the last final_layernorm; no embedding or head
+/// of their own (vLLM's nemotron_h_mtp.py shares the model's).
+void add_nemotron_h_mtp_layers(Model& m, const std::vector<std::string>& sources, int64_t hidden);
 
 /// The storage quantization_config describes (read from `cfg`, the config that carries it): sets
 /// Model::stored_format to its quant_method and, for fp8 with block scales and for mxfp4, adds the

@@ -15,7 +15,7 @@ namespace cardfit {
 int64_t safetensors_dtype_bytes(const std::string& dtype) {
   if (dtype == "F32" || dtype == "I32" || dtype == "U32") return 4;
   if (dtype == "F64" || dtype == "I64" || dtype == "U64") return 8;
-  if (dtype == "U8" || dtype == "I8" || dtype == "F8_E4M3" || dtype == "F8_E5M2" || dtype == "BOOL") return 1;
+  if (dtype == "U8" || dtype == "I8" || dtype == "F8_E4M3" || dtype == "F8_E5M2" || dtype == "F8_E8M0" || dtype == "BOOL") return 1;
   return 2;
 }
 

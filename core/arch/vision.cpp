@@ -69,20 +69,23 @@ void vit_encoder(ModelBuilder& b, const VitSpec& s) {
     b.reads({});
     b.node(cls);
   }
-  Node patch;  // a Conv2d with stride = kernel: one linear map per patch
+  Node patch;  // a Conv2d with stride = kernel (SigLIP2: an nn.Linear): one linear map per patch
   patch.name = p + "embeddings.patch_embedding";
   patch.op = Op::linear;
-  patch.detail = "patch_conv2d";
-  patch.linear = LinearKind::patch_conv;
+  patch.detail = s.patch_linear ? "patch_linear" : "patch_conv2d";
+  patch.linear = s.patch_linear ? LinearKind::module : LinearKind::patch_conv;
+  patch.lora = s.patch_linear;  // an nn.Linear is a LoRA target like the tower's other linears
   patch.in = checked_mul(s.channels, checked_mul(s.patch_size, s.patch_size, "patch_size²"), "num_channels × patch_size²");
   patch.out = s.hidden;
   if (s.class_token) patch.tokens_per_image = patches;  // the class token is concatenated after the conv
-  patch.params = b.tensor(patch.name + ".weight", {s.hidden, s.channels, s.patch_size, s.patch_size}, Role::vision);
+  patch.params = s.patch_linear ? b.tensor(patch.name + ".weight", {s.hidden, patch.in}, Role::vision)
+                                 : b.tensor(patch.name + ".weight", {s.hidden, s.channels, s.patch_size, s.patch_size}, Role::vision);
   if (s.patch_bias) patch.params += b.tensor(patch.name + ".bias", {s.hidden}, Role::vision);
   b.reads({});  // pixel values
   b.node(patch);
   // The position table is added to the patches (and class token): the sum is the stream.
-  b.embedding(p + "embeddings.position_embedding", patches + (s.class_token ? 1 : 0), s.hidden, Role::vision);
+  b.embedding(p + "embeddings.position_embedding", s.position_table > 0 ? s.position_table : patches + (s.class_token ? 1 : 0),
+              s.hidden, Role::vision);
   if (!s.pre_norm.empty()) b.norm(p + s.pre_norm, s.hidden, s.norm, Role::vision);
 
   for (int64_t i = 0; i < s.layers; ++i) {

@@ -22,6 +22,8 @@ struct VitSpec {
   bool post_norm = true;          // "post_layernorm"
   bool pooling_head = false;      // SigLIP: the attention-pooling "head" (probe, MHA, LN, MLP)
   NormKind norm = NormKind::layernorm;
+  bool patch_linear = false;      // SigLIP2 NaFlex: an nn.Linear [hidden, C·p²] over pre-cut patches, not a Conv2d
+  int64_t position_table = 0;     // SigLIP2: num_patches rows, resized to each image's grid (0: one row per token)
 };
 /// Embeddings (patch Conv2d, positions, optional class token), encoder layers
 /// (layer_norm1, self_attn q/k/v/out_proj, layer_norm2, mlp fc1/fc2, all with biases), final norms.

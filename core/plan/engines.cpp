@@ -232,6 +232,9 @@ double kv_sequence_bytes(const Model& m, int64_t context, double element_bytes, 
         blocks = cdiv(tokens, bt) + (bt > 1 ? 1 : 0);
       }
       bytes += double(blocks * bt) * rank_cache_dim(n.attn, tp, nullptr) * element_bytes;
+      // DeepSeek-V4 CSA / HCA: the compressed entries beside the window, replicated on every rank.
+      if (n.attn.compress_ratio > 0)
+        bytes += double(context / n.attn.compress_ratio) * double(n.attn.compressed_dim) * element_bytes;
     }
   return bytes;
 }

@@ -397,6 +397,8 @@ MemoryModel::MemoryModel(const Model& m, const Options& given, Mode mode, int64_
           const int64_t held = n.attn.cross ? (n.attn.context > 0 ? n.attn.context : seq)
                                            : (n.attn.window > 0 ? std::min(n.attn.window, seq) : seq);
           kv = add(kv, mul(held, mul(n.attn.cache_dim, kvb)));
+          // DeepSeek-V4 CSA / HCA: one compressed entry per compress_ratio tokens beside the window.
+          if (n.attn.compress_ratio > 0) kv = add(kv, mul(seq / n.attn.compress_ratio, mul(n.attn.compressed_dim, kvb)));
         }
     kv_ = kv;
     // Mamba layers: conv state [inner, conv_kernel] + SSM state [inner, state] per sequence, in the
@@ -445,6 +447,8 @@ MemoryModel::MemoryModel(const Model& m, const Options& given, Mode mode, int64_
           const int64_t held = n.attn.cross ? (n.attn.context > 0 ? n.attn.context : seq)
                                            : (n.attn.window > 0 ? std::min(n.attn.window, seq) : seq);
           block_kv = add(block_kv, mul(held, mul(n.attn.cache_dim, kvb)));
+          if (n.attn.compress_ratio > 0)
+            block_kv = add(block_kv, mul(seq / n.attn.compress_ratio, mul(n.attn.compressed_dim, kvb)));
         }
       blocks_[bi].acts = block_kv;
     }
@@ -490,10 +494,14 @@ MemoryModel::MemoryModel(const Model& m, const Options& given, Mode mode, int64_
       if (full && n.params > 0) {
         // Trainable tensors, roughly as stored (one matrix per linear, vectors for norms/biases).
         if (n.op == Op::linear || n.op == Op::head || n.op == Op::router) {
-          const int64_t wl = std::min(wel, n.params);
-          block_trainables[bi].push_back({n.experts > 1 ? Shape{n.experts, n.out, n.in} : Shape{n.out, n.in}, s.master});
+          // The weight matrix (a router's is [experts, in]: wel counts only the linears'), then the
+          // rest (biases, scales) as one vector. A node whose parameters are fewer than its matrix
+          // does not own it (a tied head keeps only its bias): the matrix trains at its owner.
+          const int64_t matrix = n.op == Op::router ? mul(n.in, n.out) : wel;
+          const int64_t wl = matrix <= n.params ? matrix : 0;
+          if (wl > 0)
+            block_trainables[bi].push_back({n.experts > 1 ? Shape{n.experts, n.out, n.in} : Shape{n.out, n.in}, s.master});
           if (n.params > wl) block_trainables[bi].push_back({Shape{n.params - wl}, s.master});
-          if (wl == 0) block_trainables[bi].back().shape = Shape{n.params};
         } else if (n.op == Op::embedding || n.op == Op::position_embedding) {
           block_trainables[bi].push_back({Shape{n.params / std::max<int64_t>(1, n.out), n.out}, s.master});
         } else {

@@ -260,3 +260,16 @@ TEST_CASE("every golden model plans in every mode, and its components sum to the
     }
   }
 }
+
+TEST_CASE("a full fine-tune trains every parameter once: trainable_params is the model's total") {
+  // Routers counted their weight twice, and tied heads with a bias (BERT-style MLM decoders) the
+  // embedding matrix again, until the trainable tensors were built from what the node owns
+  // (DeepSeek-V4-Flash: 43 x 256 x 4096 too many; BERT-base: 30,522 x 767).
+  for (const auto& e : std::filesystem::directory_iterator(CARDFIT_GOLDEN_DIR)) {
+    if (e.path().extension() != ".json") continue;
+    INFO(e.path().filename().string());
+    const Model m = trace_golden(e.path().filename().string());
+    const MemoryPlan p = plan_memory(m, Options{}, Mode::full, 1, 128, kOv);
+    CHECK(p.trainable_params == m.parameter_count());
+  }
+}

@@ -49,7 +49,9 @@ Model deepseek(const Config& c) {
   const std::string act = c.string_or("hidden_act", "silu");
   // V3 routes with sigmoid scores plus a learned correction bias ("noaux_tc"), which the checkpoints
   // store as mlp.gate.e_score_correction_bias.
-  const bool correction_bias = v3 && c.string_or("topk_method", "noaux_tc") == "noaux_tc";
+  // DeepSeek-V2 configs of the remote code (DeepSeek-VL2's language model) may route the same way; their
+  // MoEGate then holds the bias too (deepseek-ai/DeepSeek-VL2 modeling_deepseek.py, read 2026-12-01).
+  const bool correction_bias = c.string_or("topk_method", v3 ? "noaux_tc" : "greedy") == "noaux_tc";
   int64_t top_k = 0;
   if (routed > 0) top_k = v3 ? c.positive_or({"num_experts_per_tok"}, 8) : c.positive({"num_experts_per_tok"});
 

@@ -12,6 +12,7 @@ Model gemma(const Config& cfg);     // gemma, gemma2, gemma3_text (and gemma3 vi
 Model gemma3(const Config& cfg);    // Gemma 3 multimodal: SigLIP tower + projector + Gemma 3 text
 Model llava(const Config& cfg);     // CLIP/SigLIP tower + MLP projector + any traced text model
 Model deepseek(const Config& cfg);  // deepseek_v2, deepseek_v3 (MLA + MoE)
+Model deepseek_v4(const Config& cfg);  // hyper-connections, CSA / HCA compressed attention, hash MoE
 Model dbrx(const Config& cfg);
 Model jamba(const Config& cfg);     // attention/Mamba hybrid with MoE
 Model mamba(const Config& cfg);     // pure state-space model

@@ -9,6 +9,7 @@
 #include "../../error.hpp"
 #include "../decoder.hpp"
 #include "../mamba2.hpp"
+#include "../stored_extras.hpp"
 #include "families.hpp"
 
 namespace cardfit::families {
@@ -34,6 +35,44 @@ std::vector<std::string> block_types(const Config& c) {
     types.push_back(ch == 'M' ? "linear_attention" : ch == '*' ? "full_attention" : ch == '-' ? "mlp" : "moe");
   }
   return types;
+}
+// NemotronHConfig.__post_init__: mtp_layers_block_type (legacy names remapped), else
+// ["full_attention", "moe"], which mtp_hybrid_override_pattern replaces when given.
+std::vector<std::string> mtp_block_types(const Config& c) {
+  std::vector<std::string> types;
+  for (std::string t : c.string_list("mtp_layers_block_type")) {
+    if (t == "mamba") t = "linear_attention";
+    if (t == "attention") t = "full_attention";
+    types.push_back(t);
+  }
+  if (types.empty()) types = {"full_attention", "moe"};
+  const std::string pattern = c.string_or("mtp_hybrid_override_pattern", "");
+  if (types == std::vector<std::string>{"full_attention", "moe"} && !pattern.empty()) {
+    types.clear();
+    for (char ch : pattern)
+      types.push_back(ch == 'M' ? "linear_attention" : ch == '*' ? "full_attention" : ch == '-' ? "mlp" : ch == 'E' ? "moe" : "?");
+  }
+  return types;
+}
+
+// The MTP blocks as stored extras (stored_extras.hpp): each a copy of the first main-model block of its
+// type. Only what vLLM's nemotron_h_mtp.py loads is listed: one predict step of attention / MoE blocks.
+void add_mtp(ModelBuilder& b, const Config& c, const std::vector<std::string>& main_types, int64_t steps,
+             int64_t hidden) {
+  const std::vector<std::string> types = mtp_block_types(c);
+  std::vector<std::string> sources;
+  for (const std::string& t : types) {
+    size_t i = 0;
+    while (i < main_types.size() && main_types[i] != t) ++i;
+    if ((t != "full_attention" && t != "moe") || i == main_types.size() || steps != 1) {
+      b.note("Its MTP blocks (" + std::to_string(steps) + " step(s) of " + std::to_string(types.size()) +
+             " blocks) are not listed as stored extras: only one step of attention / MoE blocks, each shaped "
+             "like a block of the main model, is traced (vLLM's nemotron_h_mtp.py loads no other).");
+      return;
+    }
+    sources.push_back("backbone.layers." + std::to_string(i));
+  }
+  add_nemotron_h_mtp_layers(b.model(), sources, hidden);
 }
 }  // namespace
 
@@ -100,9 +139,12 @@ Model nemotron_h(const Config& c) {
   b.block("final", "final");
   b.norm("backbone.norm_f", hidden, NormKind::rmsnorm);
   lm_head(b, "lm_head", hidden, vocab, tied ? "backbone.embeddings.weight" : "");
-  if (c.count_or({"num_nextn_predict_layers"}, 0) > 0)
+  const int64_t mtp = c.count_or({"num_nextn_predict_layers"}, 0);
+  if (mtp > 0) {
     b.note("The checkpoint also stores multi-token-prediction layers under mtp.* (num_nextn_predict_layers); "
            "NemotronHForCausalLM ignores them on load, so they are not counted here.");
+    add_mtp(b, c, types, mtp, hidden);
+  }
   return b.finish();
 }
 

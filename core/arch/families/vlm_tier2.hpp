@@ -1,0 +1,14 @@
+// Tier 2 vision-language wrappers over traced text families (issue 10); registry.cpp maps
+// model_type to them. Apart from wrappers.hpp so that parallel branches add their own headers.
+#pragma once
+#include "../../config.hpp"
+#include "../../model.hpp"
+
+namespace cardfit::families {
+
+Model idefics3(const Config& cfg);  // idefics3 and smolvlm: SigLIP-style tower + pixel-shuffle connector + a text model
+Model lfm2_vl(const Config& cfg);   // SigLIP2 NaFlex tower + pixel-unshuffle MLP projector + lfm2
+Model glm_ocr(const Config& cfg);   // GLM-OCR vision model + merger + a GLM-4-layered text model
+Model deepseek_vl_v2(const Config& cfg);  // DeepSeek-VL2: timm SigLIP tower + MlpProjector + DeepSeek-V2 MoE
+
+}  // namespace cardfit::families
