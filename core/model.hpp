@@ -256,6 +256,7 @@ enum class ExtraRole : uint8_t {
   quant_scale,     // the scales of a quantized weight (FP8 weight_scale_inv, MXFP4 _scales)
   lookup_table,    // an integer lookup table stored beside the weights
   position_table,  // a stored position table (not a parameter)
+  quant_state,     // serialized quantization metadata (bitsandbytes' quant_state JSON bytes, weight_shape)
 };
 const char* extra_role_name(ExtraRole role);
 
@@ -268,6 +269,11 @@ struct StoredExtra {
   bool of_mtp = false;        // stored for an MTP layer (its scales): not loaded by the model class either
   int32_t of_tensor = -1;     // index in Model::tensors of the parameter it packs or scales (-1: none, MTP);
                               // the typed link plan/ follows (names are for checkpoint matching only)
+  std::string of_tensor_dtype;  // the dtype that parameter is stored at as itself ("F8_E4M3", "I8"; "" 16-bit)
+  std::string served_dtype;   // what serving holds instead of the stored dtype ("" as stored, "-" not held:
+                              // vLLM dequantizes bitsandbytes' nested absmax to F32 and parses the JSON)
+  int64_t variable_max = 0;   // up to this many elements beyond its shape, data-dependent (the digits of a
+                              // bitsandbytes nested_offset in its quant_state JSON); the shape is the least
 };
 
 /// The weights as a quantized checkpoint stores them (arch/stored_format.hpp), for serving as stored.
