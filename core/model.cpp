@@ -10,18 +10,8 @@
 
 namespace cardfit {
 
-int64_t checked_mul(int64_t a, int64_t b, const char* what) {
-  int64_t r;
-  if (__builtin_mul_overflow(a, b, &r))
-    throw Error(ErrorCode::overflow, std::string(what) + " exceeds the 64-bit range.");
-  return r;
-}
-
-int64_t checked_add(int64_t a, int64_t b, const char* what) {
-  int64_t r;
-  if (__builtin_add_overflow(a, b, &r))
-    throw Error(ErrorCode::overflow, std::string(what) + " exceeds the 64-bit range.");
-  return r;
+void throw_overflow(const char* what) {
+  throw Error(ErrorCode::overflow, std::string(what) + " exceeds the 64-bit range.");
 }
 
 int64_t numel(const Shape& shape) {

@@ -13,8 +13,30 @@ using Shape = std::vector<int64_t>;
 /// Number of elements of a shape; throws Error(overflow) past 2^63.
 int64_t numel(const Shape& shape);
 /// a*b and a+b with an overflow check (Error(overflow) naming `what`).
-int64_t checked_mul(int64_t a, int64_t b, const char* what = "a size");
-int64_t checked_add(int64_t a, int64_t b, const char* what = "a size");
+[[noreturn]] void throw_overflow(const char* what);  // ErrorCode::overflow naming `what`
+
+// Non-negative operands whose bit lengths sum to at most 63 cannot overflow: that fast path skips
+// the overflow builtin, which wasm lowers to a call of the 128-bit multiply __multi3 (3 % of a wasm
+// re-plan). Sizes are non-negative; the builtin decides the rest.
+inline bool mul_overflows(int64_t a, int64_t b, int64_t* r) {
+  if (a >= 0 && b >= 0 && __builtin_clzll(uint64_t(a) | 1) + __builtin_clzll(uint64_t(b) | 1) >= 65) {
+    *r = a * b;
+    return false;
+  }
+  return __builtin_mul_overflow(a, b, r);
+}
+
+inline int64_t checked_mul(int64_t a, int64_t b, const char* what = "a size") {
+  int64_t r;
+  if (mul_overflows(a, b, &r)) throw_overflow(what);
+  return r;
+}
+
+inline int64_t checked_add(int64_t a, int64_t b, const char* what = "a size") {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r)) throw_overflow(what);
+  return r;
+}
 
 enum class Role { embedding, position_embedding, norm, attention, mlp, router, expert, head, ssm, vision, projector, other };
 const char* role_name(Role role);
@@ -234,6 +256,7 @@ enum class ExtraRole : uint8_t {
   quant_scale,     // the scales of a quantized weight (FP8 weight_scale_inv, MXFP4 _scales)
   lookup_table,    // an integer lookup table stored beside the weights
   position_table,  // a stored position table (not a parameter)
+  quant_state,     // serialized quantization metadata (bitsandbytes' quant_state JSON bytes, weight_shape)
 };
 const char* extra_role_name(ExtraRole role);
 
@@ -246,6 +269,11 @@ struct StoredExtra {
   bool of_mtp = false;        // stored for an MTP layer (its scales): not loaded by the model class either
   int32_t of_tensor = -1;     // index in Model::tensors of the parameter it packs or scales (-1: none, MTP);
                               // the typed link plan/ follows (names are for checkpoint matching only)
+  std::string of_tensor_dtype;  // the dtype that parameter is stored at as itself ("F8_E4M3", "I8"; "" 16-bit)
+  std::string served_dtype;   // what serving holds instead of the stored dtype ("" as stored, "-" not held:
+                              // vLLM dequantizes bitsandbytes' nested absmax to F32 and parses the JSON)
+  int64_t variable_max = 0;   // up to this many elements beyond its shape, data-dependent (the digits of a
+                              // bitsandbytes nested_offset in its quant_state JSON); the shape is the least
 };
 
 /// The weights as a quantized checkpoint stores them (arch/stored_format.hpp), for serving as stored.

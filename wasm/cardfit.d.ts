@@ -64,7 +64,7 @@ export interface PlanOptions {
   modules_to_save?: string[];
   /** Module names that get adapters (e.g. q_proj, v_proj). Default: every linear layer but the head (omit the option; [] is refused). CLI: `--lora-targets q_proj,v_proj,...`. */
   lora_targets?: string[];
-  /** The dtype of the served weights. Default: the checkpoint's stored format where its config has a quantization_config (mxfp4, fp8, gptq, awq), else bf16. CLI: `--serve-dtype`. */
+  /** The dtype of the served weights. Default: the checkpoint's stored format where its config has a quantization_config (mxfp4, fp8, gptq, awq, compressed-tensors, bitsandbytes), else bf16. CLI: `--serve-dtype`. */
   serve_dtype?: 'bf16' | 'fp16' | 'fp32' | 'fp8' | 'int8' | 'int4' | 'nf4';
   /** The dtype of the KV cache. Default: the activation dtype (fp32 when serving fp32). CLI: `--kv-dtype`. */
   kv_dtype?: 'bf16' | 'fp16' | 'fp32' | 'fp8';
@@ -281,12 +281,18 @@ export interface Report {
   params: { total: number; tensor_count: number; by_role: Record<string, number> };
   checkpoint: null | {
     scalars: number; params: number; buffers: number; unexplained: number;
-    /** What the file stores beyond the model class, by role (mtp, quant_blocks, quant_scale, lookup_table, position_table). */
+    /** What the file stores beyond the model class, by role (mtp, quant_blocks, quant_scale, lookup_table, position_table, quant_state). */
     extras?: { role: string; tensors: number; scalars: number; dtypes: string[]; example: string }[];
     /** Parameters the file holds only as their packed blocks (MXFP4 _blocks, GPTQ qweight). */
     packed_replaced?: number;
     /** How packed blocks are counted: 'stored' (elements as stored), 'values' (the values they hold), '' none. */
     packed_counting?: string;
+    /** Stored lengths the config leaves open (bitsandbytes' quant_state JSON, its nested_offset digits), present
+     *  only when there are some and no header gives them: the tensors, the most scalars they may add beyond their
+     *  least length, and how many of the total's scalars beyond it they explain (<= variable_max). */
+    variable_tensors?: number;
+    variable_max?: number;
+    variable_assigned?: number;
   };
   plan: { mode: string; batch: number; seq: number; peak_bytes: number; reserved_bytes: number; components: Record<string, number> };
   /** Multi-GPU training per rank, present when options.parallel is set (docs/memory-model.md, "Multi-GPU"). */

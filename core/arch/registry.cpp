@@ -100,6 +100,7 @@ const std::vector<Family>& family_registry() {
       {"qwen3_5", families::qwen3_5},
       {"qwen3_5_moe", families::qwen3_5_moe},
       {"gemma4", families::gemma4},
+      {"gemma4_unified", families::gemma4_unified},
       {"mistral3", families::mistral3},
       {"qwen3_vl_moe_text", families::qwen3_vl_moe_text},
       {"qwen3_vl_moe", families::qwen3_vl_moe},

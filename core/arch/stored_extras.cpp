@@ -27,6 +27,8 @@
 #include <nlohmann/json.hpp>
 
 #include "../error.hpp"
+#include "stored_bitsandbytes.hpp"
+#include "stored_compressed_tensors.hpp"
 
 namespace cardfit {
 
@@ -89,6 +91,14 @@ bool excluded(const std::vector<std::string>& patterns, const std::string& name)
   return false;
 }
 
+// The safetensors dtype of the unquantized weights (torch_dtype / dtype), which scales default to.
+std::string weight_dtype(const Config& cfg) {
+  const std::string d = cfg.string_or("torch_dtype", cfg.string_or("dtype", "bfloat16"));
+  if (d == "float16" || d == "torch.float16") return "F16";
+  if (d == "float32" || d == "torch.float32") return "F32";
+  return "BF16";
+}
+
 bool glob(const char* p, const char* s) {
   if (*p == '\0') return *s == '\0';
   if (*p == '*') return glob(p + 1, s) || (*s != '\0' && glob(p, s + 1));
@@ -117,6 +127,7 @@ void fp8_scales(const Config& q, Model& m, const std::vector<std::string>& skip)
   for (const auto& [t, index] : weights) {
     add(m, make(t.name + "_scale_inv", {ceil_div(t.shape[0], b0), ceil_div(t.shape[1], b1)}, t.role),
         ExtraRole::quant_scale, "F32");
+    m.stored_extras.back().of_tensor_dtype = "F8_E4M3";  // the weight is stored as itself, one byte
     m.stored_extras.back().of_mtp = index < 0;
     m.stored_extras.back().of_tensor = index;
   }
@@ -191,6 +202,7 @@ const char* extra_role_name(ExtraRole role) {
     case ExtraRole::quant_scale: return "quant_scale";
     case ExtraRole::lookup_table: return "lookup_table";
     case ExtraRole::position_table: return "position_table";
+    case ExtraRole::quant_state: return "quant_state";
   }
   return "mtp";
 }
@@ -251,6 +263,8 @@ void add_quantization_extras(const Config& cfg, Model& m) {
   if (m.stored_format == "fp8") fp8_scales(q, m, skip);
   else if (m.stored_format == "mxfp4") mxfp4(m, skip);
   else if (m.stored_format == "gptq" || m.stored_format == "awq") int_packed(q, m, skip, m.stored_format == "gptq");
+  else if (m.stored_format == "compressed-tensors") add_compressed_tensors_extras(q, m, weight_dtype(cfg));
+  else if (m.stored_format == "bitsandbytes") add_bitsandbytes_extras(q, m, cfg.string_or("torch_dtype", cfg.string_or("dtype", "")));
 }
 
 }  // namespace cardfit

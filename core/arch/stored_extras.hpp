@@ -31,7 +31,9 @@ void add_nemotron_h_mtp_layers(Model& m, const std::vector<std::string>& sources
 
 /// The storage quantization_config describes (read from `cfg`, the config that carries it): sets
 /// Model::stored_format to its quant_method and, for fp8 with block scales and for mxfp4, adds the
-/// scale and block tensors of every weight it converts (the main model's and the MTP layers').
+/// scale and block tensors of every weight it converts (the main model's and the MTP layers'); for
+/// gptq / awq, compressed-tensors (arch/stored_compressed_tensors.hpp) and bitsandbytes
+/// (arch/stored_bitsandbytes.hpp) those of the main model's linears.
 void add_quantization_extras(const Config& cfg, Model& m);
 
 /// Whether a modules_to_not_convert entry covers the tensor `name`: an entry with '*' is a glob over

@@ -91,7 +91,8 @@ void diff_names(const Model& m, const Map& file, Reconciliation& r,
       return;
     }
     matched.insert(it->first);
-    on_match(t, it->second);
+    // A bitsandbytes 4-bit weight keeps its name, packed: the extra that packs it checks its shape.
+    if (!packed.count(t.name)) on_match(t, it->second);
   };
   for (const auto& t : m.tensors) visit(t, !t.tied_to.empty());  // tied heads are often not stored
   for (const auto& t : m.buffers) visit(t, true);
@@ -109,7 +110,7 @@ void diff_names(const Model& m, const Map& file, Reconciliation& r,
 template <typename Count>
 void group_extras(const Model& m, Reconciliation& r, Count count) {
   for (ExtraRole role : {ExtraRole::mtp, ExtraRole::quant_blocks, ExtraRole::quant_scale, ExtraRole::lookup_table,
-                         ExtraRole::position_table}) {
+                         ExtraRole::position_table, ExtraRole::quant_state}) {
     ExtraGroup g;
     g.role = role;
     std::set<std::string> dtypes;
@@ -119,6 +120,10 @@ void group_extras(const Model& m, Reconciliation& r, Count count) {
       if (!n) continue;
       g.tensors += 1;
       g.scalars = checked_add(g.scalars, *n, "the checkpoint's extra scalars");
+      if (x.variable_max > 0) {
+        r.variable_tensors += 1;
+        r.variable_max = checked_add(r.variable_max, x.variable_max, "the checkpoint's extra scalars");
+      }
       dtypes.insert(x.dtype);
       if (g.example.empty()) g.example = x.tensor.name;
       if (!x.replaces.empty() && x.of_tensor >= 0)
@@ -192,7 +197,10 @@ std::optional<Reconciliation> reconcile(const Model& m, const Options& opt) {
     group_extras(m, r, [&](const StoredExtra& x) -> std::optional<int64_t> {
       auto it = lookup(file, x.tensor.name, prefix);
       if (it == file.end()) return std::nullopt;
-      if (it->second.shape != x.tensor.shape)
+      // A data-dependent length (variable_max) is read from the header, within its bounds.
+      const bool within = x.variable_max > 0 && it->second.shape.size() == 1 && x.tensor.shape.size() == 1 &&
+                          it->second.shape[0] >= x.tensor.shape[0] && it->second.shape[0] <= x.tensor.shape[0] + x.variable_max;
+      if (it->second.shape != x.tensor.shape && !within)
         r.shape_mismatches.push_back({x.tensor.name, x.tensor.shape, it->second.shape, it->second.dtype});
       return numel(it->second.shape);
     });
@@ -233,6 +241,14 @@ std::optional<Reconciliation> reconcile(const Model& m, const Options& opt) {
   // Packed parameters are in the file as their blocks (counted among the extras), not as themselves.
   if (r.scalars)
     r.unexplained = *r.scalars - r.params - r.buffers - r.tied_copies - r.extra_scalars + r.packed_replaced;
+  // Without a header, data-dependent lengths were counted at their least: what the total holds beyond
+  // is theirs up to their bound, named as such (variable_assigned), never silently absorbed past it.
+  if (r.source == "safetensors_header") {
+    r.variable_tensors = r.variable_max = 0;  // the header's shapes are the lengths
+  } else if (r.unexplained && *r.unexplained > 0) {
+    r.variable_assigned = std::min(*r.unexplained, r.variable_max);
+    *r.unexplained -= r.variable_assigned;
+  }
   return r;
 }
 

@@ -38,6 +38,11 @@ struct Reconciliation {
   // How packed blocks are counted: "stored" (elements as the header lists them: a byte holds two FP4
   // values) or "values" (the values they hold, as the hub's total counts gpt-oss); "" when none.
   std::string packed_counting;
+  // Stored lengths the config does not determine (bitsandbytes' quant_state JSON, the digits of its
+  // nested_offset): the extras count those tensors at their least length; up to variable_max more
+  // scalars may be in a file, and variable_assigned of them are what the total holds beyond the least
+  // (never more than variable_max: beyond it stays unexplained). 0 when a header gives the lengths.
+  int64_t variable_tensors = 0, variable_max = 0, variable_assigned = 0;
   std::optional<int64_t> unexplained;  // scalars - params - buffers - tied_copies - extras (+ packed_replaced)
   std::vector<std::string> missing;    // traced, not in the file
   std::vector<std::string> extra;      // in the file, not traced

@@ -196,7 +196,7 @@ constexpr OptionSpec specs[] = {
     // serving
     {.name = "serve_dtype", .type = T::enumeration, .group = "serving", .doc = "The dtype of the served weights.",
      .flag = "--serve-dtype", .values = serve_dtype_values,
-     .default_note = "the checkpoint's stored format where its config has a quantization_config (mxfp4, fp8, gptq, awq), else bf16",
+     .default_note = "the checkpoint's stored format where its config has a quantization_config (mxfp4, fp8, gptq, awq, compressed-tensors, bitsandbytes), else bf16",
      .store = put_serve_dtype},
     {.name = "kv_dtype", .type = T::enumeration, .group = "serving", .doc = "The dtype of the KV cache.", .flag = "--kv-dtype",
      .values = kv_dtype_values, .default_note = "the activation dtype (fp32 when serving fp32)", .store = put_kv_dtype},

@@ -174,10 +174,18 @@ void add_assumptions(Plan& p, const Model& m, const Catalog& cat) {
                       : std::string("uses serve_dtype bf16: cardfit does not size this format's stored tensors")) +
             ". Training plans the base dequantized to the training precision (" + precision_name(o.precision) +
             ": transformers dequantizes mxfp4 and fp8 checkpoints on load for training, Mxfp4Config / "
-            "FineGrainedFP8Config dequantize=True; PEFT adapts a gptq / awq base in place, planned here at 16 bit), "
-            "and QLoRA re-quantizes that base with qlora_quant.",
+            "FineGrainedFP8Config dequantize=True; PEFT adapts a gptq / awq base in place, planned here at 16 bit" +
+            (m.stored_format == "compressed-tensors"
+                 ? std::string("; a compressed-tensors checkpoint is decompressed to 16 bit for training "
+                               "(CompressedTensorsConfig run_compressed=False)")
+             : m.stored_format == "bitsandbytes"
+                 ? std::string("; a pre-quantized bitsandbytes checkpoint loads as Linear4bit / Linear8bitLt, the "
+                               "base QLoRA trains on, planned here with qlora_quant for the QLoRA methods")
+                 : std::string()) +
+            "), and QLoRA re-quantizes that base with qlora_quant.",
         "serve_dtype", o.serve_dtype_set ? weight_dtype_name(o.serve_dtype) : "as stored",
-        "transformers quantizers (quantizer_mxfp4.py, quantizer_finegrained_fp8.py); docs/memory-model.md#stored-format");
+        "transformers quantizers (quantizer_mxfp4.py, quantizer_finegrained_fp8.py, quantizer_compressed_tensors.py, "
+        "quantizer_bnb_4bit.py); docs/memory-model.md#stored-format");
   }
   add("cuda_context", "CUDA context and loaded kernels outside max_memory_allocated.", "cuda_context_bytes",
       std::to_string(p.overheads.cuda_context_bytes), "data/cards.json defaults.cuda_context_bytes");

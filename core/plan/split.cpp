@@ -46,7 +46,7 @@ __int128 StageProfile::peak(size_t first, size_t last, int64_t mult) const {
   const size_t k = size_t(63 - __builtin_clzll(uint64_t(last - first)));  // 2^k <= blocks < 2^(k+1)
   const int64_t work = std::max(work_max_[k][first], work_max_[k][last - (size_t(1) << k)]);
   int64_t acts = 0, total = 0;
-  if (narrow_ && !__builtin_mul_overflow(acts64_[last] - acts64_[first], mult, &acts) &&
+  if (narrow_ && !mul_overflows(acts64_[last] - acts64_[first], mult, &acts) &&
       !__builtin_add_overflow(state64_[last] - state64_[first], acts, &total) &&
       !__builtin_add_overflow(total, std::max<int64_t>(0, work), &total) &&
       !__builtin_add_overflow(total, kWorkspace, &total))

@@ -196,6 +196,9 @@ void checkpoint_section(JsonWriter& w, const std::optional<Reconciliation>& ck) 
   optional_int(w, c.total_bytes);
   w.key("unexplained");
   optional_int(w, c.unexplained);
+  if (c.variable_tensors > 0)  // only bitsandbytes' double-quantized quant_state JSON has any
+    w.field("variable_assigned", c.variable_assigned).field("variable_max", c.variable_max)
+        .field("variable_tensors", c.variable_tensors);
   w.end_object();
 }
 

@@ -66,6 +66,7 @@ std::string checkpoint_extras_text(const json& c) {
                        : role == "quant_blocks" ? "packed quantized blocks"
                        : role == "quant_scale"  ? "quantization scales"
                        : role == "lookup_table" ? "lookup-table scalars"
+                       : role == "quant_state"  ? "quantization-state scalars"
                                                 : "position-table scalars";
     std::string dtypes;
     for (const auto& d : g["dtypes"]) dtypes += (dtypes.empty() ? "" : "/") + d.get<std::string>();
@@ -74,6 +75,11 @@ std::string checkpoint_extras_text(const json& c) {
            g["example"].get<std::string>() + ")";
   }
   if (c.value("packed_counting", std::string()) == "values") out += " [packed blocks counted as the values they hold]";
+  // Lengths the config leaves open (bitsandbytes' nested_offset digits), counted at their least.
+  if (c.value("variable_tensors", int64_t(0)) > 0)
+    out += " + " + format_thousands(c.value("variable_assigned", int64_t(0))) + " of up to " +
+           format_thousands(c.value("variable_max", int64_t(0))) + " scalars of data-dependent length (" +
+           std::to_string(c.value("variable_tensors", int64_t(0))) + " quant_state JSON tensors: their nested_offset digits)";
   return out;
 }
 

@@ -83,6 +83,8 @@ function countSection(r, ctx) {
         // Stored extras (MTP layers, quantization scales and blocks, lookup tables), by role.
         isNum(ck.packed_replaced) && ck.packed_replaced ? ` − ${int(ck.packed_replaced)} parameters stored packed` : '',
         list(ck.extras).map((g) => ` + ${int(g.scalars)} ${text(g.role)}`).join(''),
+        // Lengths the config leaves open (bitsandbytes' quant_state JSON digits), at most variable_max.
+        isNum(ck.variable_tensors) && ck.variable_tensors ? ` + ${int(ck.variable_assigned)} quant_state digits (at most ${int(ck.variable_max)})` : '',
         ` + ${int(unexplained)} unexplained`),
       el('p', { className: 'muted' }, isNum(unexplained) && unexplained === 0 ? 'Every scalar in the checkpoint is accounted for.' : 'Scalars the traced structure does not explain: see the lists below.'));
   } else {

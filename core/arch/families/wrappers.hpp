@@ -9,6 +9,7 @@ namespace cardfit::families {
 Model qwen3_5(const Config& cfg);      // Qwen3-VL vision tower (no deepstack) + Qwen3.5 hybrid text
 Model qwen3_5_moe(const Config& cfg);  // the same tower + Qwen3.5-MoE text
 Model gemma4(const Config& cfg);       // Gemma 4 vision tower (+ audio tower) + Gemma 4 text
+Model gemma4_unified(const Config& cfg);  // encoder-free vision / audio embedders + Gemma 4 text without PLE or MoE
 Model mistral3(const Config& cfg);
 Model llama4(const Config& cfg);             // Llama 4 vision model + projector + llama4_text
 Model qwen3_vl_moe_text(const Config& cfg);  // Qwen3-VL-MoE's language model: Qwen3 attention, input-major stacked experts
