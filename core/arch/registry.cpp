@@ -114,6 +114,7 @@ const std::vector<Family>& family_registry() {
       {"granitemoehybrid", families::granitemoehybrid},
       {"falcon_h1", families::falcon_h1},
       {"minimax", families::minimax},
+      {"qwen3_omni_moe_text", families::qwen3_omni_moe_text},
   };
   return list;
 }

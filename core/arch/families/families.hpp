@@ -46,6 +46,7 @@ Model mixtral(const Config& cfg);
 Model qwen2_moe(const Config& cfg);
 Model qwen3(const Config& cfg);
 Model qwen3_moe(const Config& cfg);
+Model qwen3_omni_moe_text(const Config& cfg);  // Qwen3-Omni-MoE's thinker language model (per-expert tensors)
 Model granite(const Config& cfg);
 Model granitemoe(const Config& cfg);
 Model internlm(const Config& cfg);   // InternLM (remote code)

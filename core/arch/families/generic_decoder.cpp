@@ -33,7 +33,9 @@ std::vector<std::string> unmodelled_keys(const Config& c) {
                                      "shared_expert_intermediate_size", "router_aux_loss_coef_enabled"};
   static const char* const kPrefixes[] = {"moe_", "linear_", "mamba_", "ssm_", "expert_"};
   static const char* const kSubConfigs[] = {"text_config", "vision_config", "audio_config", "speech_config",
-                                            "encoder_config", "decoder_config"};
+                                            "encoder_config", "decoder_config",
+                                            // Omni wrappers (Qwen3-Omni-MoE): a thinker, a talker, a vocoder.
+                                            "thinker_config", "talker_config", "code2wav_config"};
   std::vector<std::string> found;
   for (const auto& [key, value] : c.raw().items()) {
     if (!says_something(value)) continue;
@@ -69,6 +71,15 @@ Model generic_decoder(const Config& c) {
         if (!text_type.empty() && f.model_type == text_type)
           hint = " Its language model (text_config, model_type \"" + text_type + "\") is traced: paste the "
                  "text_config alone to plan the language model without the other towers.";
+    }
+    // An omni wrapper nests its language model one level deeper, in the thinker.
+    if (hint.empty() && c.has_object("thinker_config") && c.child("thinker_config").has_object("text_config")) {
+      const std::string text_type = c.child("thinker_config").child("text_config").string_or("model_type", "");
+      for (const auto& f : family_registry())
+        if (!text_type.empty() && f.model_type == text_type)
+          hint = " Its thinker's language model (thinker_config.text_config, model_type \"" + text_type +
+                 "\") is traced: paste thinker_config.text_config alone to plan that language model without "
+                 "the audio and vision towers, the talker and code2wav.";
     }
     throw Error(ErrorCode::model_type_unknown,
                 "model_type \"" + type + "\" is not supported, and its config carries structure a generic "
