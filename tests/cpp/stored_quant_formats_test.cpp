@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <filesystem>
 #include <set>
 
 #include "arch/stored_bitsandbytes.hpp"
@@ -427,4 +428,24 @@ TEST_CASE("compressed-tensors NVFP4 on Qwen3-30B-A3B: every expert packed, the r
   CHECK(packed_values == layers * (2 * 4096 * h + 2 * 512 * h + 3 * experts * mi * h));
   CHECK_FALSE(extra(m, "model.layers.0.mlp.gate.weight_packed"));
   CHECK(extra(m, "model.layers.0.mlp.experts.127.down_proj.weight_scale")->tensor.shape == cardfit::Shape{h, mi / 16});
+}
+
+TEST_CASE("every block-scaled FP8 weight of a golden checkpoint is packed or says its own stored dtype") {
+  // A scale whose weight is neither packed nor given its own dtype would serve that weight at 16 bit
+  // (DeepSeek-V4-Flash lost its FP8 attention weights' byte that way in a merge: 5.86 GB too many).
+  int checked = 0;
+  for (const auto& e : std::filesystem::directory_iterator(CARDFIT_GOLDEN_DIR)) {
+    const cardfit::Model m = trace_golden(e.path().filename().string());
+    if (m.stored_format != "fp8") continue;
+    INFO(e.path().filename().string());
+    std::vector<char> packed(m.tensors.size(), 0);
+    for (const auto& x : m.stored_extras)
+      if (!x.replaces.empty() && x.of_tensor >= 0) packed[size_t(x.of_tensor)] = 1;
+    for (const auto& x : m.stored_extras) {
+      if (x.role != cardfit::ExtraRole::quant_scale || x.of_tensor < 0 || x.of_mtp) continue;
+      CHECK((packed[size_t(x.of_tensor)] || x.of_tensor_dtype == "F8_E4M3"));
+      ++checked;
+    }
+  }
+  CHECK(checked > 40000);  // DeepSeek-V3's 41,540 scales among them
 }

@@ -110,7 +110,9 @@ void stored_quantization(const Config& c, Model& m) {
     } else {
       scale.shape = {ceil_div(out, b0), ceil_div(in, b1)};
     }
-    m.stored_extras.push_back({scale, ExtraRole::quant_scale, "F8_E8M0", "", 1, false, int32_t(i)});
+    // A weight that is not packed is stored as itself in FP8 (one byte), beside its block scale.
+    m.stored_extras.push_back({scale, ExtraRole::quant_scale, "F8_E8M0", "", 1, false, int32_t(i),
+                               fp4_experts && routed ? "" : "F8_E4M3"});
   }
 }
 
