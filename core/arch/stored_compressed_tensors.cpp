@@ -24,11 +24,12 @@
 
 #include <algorithm>
 #include <map>
-#include <regex>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
 #include "../error.hpp"
+#include "name_pattern.hpp"
 
 namespace cardfit {
 
@@ -113,30 +114,36 @@ struct Group {
   std::string format;
 };
 
-// A target or ignore entry, its regex compiled once: a DeepSeek-class model has 45,000 tensors.
+// A target or ignore entry, its regex parsed once: a DeepSeek-class model has 45,000 tensors.
 struct Pattern {
   std::string text;
   bool is_regex = false;
-  std::regex re;
+  std::optional<NamePattern> re;
+  std::string path;  // the JSON path it came from, for a pattern too costly to match
   size_t group = 0;  // the config group a target selects
 };
 Pattern compile(const std::string& text, const Config& where, const std::string& key) {
   Pattern p;
   p.text = text;
   p.is_regex = text.rfind("re:", 0) == 0;
+  p.path = where.path_of(key);
   if (p.is_regex) {
     try {
-      p.re = std::regex(text.substr(3));
-    } catch (const std::regex_error&) {
-      throw Error(ErrorCode::field_range, where.path_of(key) + " \"" + text + "\" is not a regular expression cardfit can read.",
-                  where.path_of(key));
+      p.re.emplace(std::string_view(text).substr(3));
+    } catch (const NamePattern::Invalid& e) {
+      throw Error(ErrorCode::field_range,
+                  p.path + " \"" + text + "\" is not a regular expression cardfit can read (" + e.what() + ").", p.path);
     }
   }
   return p;
 }
 bool name_matches(const Pattern& p, const std::string& name) {
   if (!p.is_regex) return p.text == name;
-  return std::regex_search(name, p.re, std::regex_constants::match_continuous);  // Python's re.match
+  try {
+    return p.re->matches(name);  // Python's re.match
+  } catch (const NamePattern::Invalid& e) {
+    throw Error(ErrorCode::field_range, p.path + " \"" + p.text + "\": " + e.what() + ".", p.path);
+  }
 }
 bool class_matches(const Pattern& p, const Tensor& t) {
   const std::string& target = p.text;
