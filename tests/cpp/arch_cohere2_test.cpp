@@ -5,17 +5,13 @@
 
 #include "error.hpp"
 #include "plan/memory.hpp"
+#include "plan_test_util.hpp"
 #include "test_util.hpp"
 
 using namespace cardfit;
 using nlohmann::json;
 
 namespace {
-int64_t component(const MemoryPlan& p, const std::string& id) {
-  for (const auto& c : p.components)
-    if (c.id == id) return c.bytes;
-  return -1;
-}
 constexpr int64_t V = 256000, H = 4096, I = 14336, L = 32, KV = 8 * 128;
 constexpr int64_t layer = H * H + 2 * H * KV + H * H + 3 * H * I + H;  // q, k, v, o, gate/up/down, input_layernorm
 constexpr int64_t total = V * H + L * layer + H;                         // tied lm_head, bias-free model.norm

@@ -7,6 +7,7 @@
 #include "error.hpp"
 #include "plan/checks.hpp"
 #include "plan/memory.hpp"
+#include "plan_test_util.hpp"
 #include "test_util.hpp"
 
 using namespace cardfit;
@@ -30,27 +31,6 @@ constexpr int64_t language = 2 * 129280 * H + dense + 29 * moe + H;
 static_assert(language == 27033548328);
 static_assert(vision + projector + language == 27480134248);  // the hub's "27.5B"
 
-int64_t component(const MemoryPlan& p, const std::string& id) {
-  for (const auto& c : p.components)
-    if (c.id == id) return c.bytes;
-  return -1;
-}
-
-int64_t under(const Model& m, const std::string& prefix) {
-  int64_t n = 0;
-  for (const auto& t : m.tensors)
-    if (t.name.rfind(prefix, 0) == 0) n += t.count();
-  return n;
-}
-
-std::string path_of(const json& c) {
-  try {
-    trace_json(c);
-  } catch (const Error& e) {
-    return e.path;
-  }
-  return "traced";
-}
 }  // namespace
 
 TEST_CASE("DeepSeek-VL2: exact total by hand, names as the checkpoint stores them") {

@@ -4,16 +4,12 @@
 
 #include "plan/graph_costs.hpp"
 #include "plan/memory.hpp"
+#include "plan_test_util.hpp"
 #include "test_util.hpp"
 
 using namespace cardfit;
 
 namespace {
-int64_t component(const MemoryPlan& p, const std::string& id) {
-  for (const auto& c : p.components)
-    if (c.id == id) return c.bytes;
-  return -1;
-}
 std::pair<size_t, size_t> locate(const Model& m, const std::string& name) {
   for (size_t b = 0; b < m.blocks.size(); ++b)
     for (size_t n = 0; n < m.blocks[b].nodes.size(); ++n)

@@ -6,27 +6,13 @@
 #include "error.hpp"
 #include "plan/memory.hpp"
 #include "plan/recurrent_state.hpp"
+#include "plan_test_util.hpp"
 #include "test_util.hpp"
 
 using namespace cardfit;
 using nlohmann::json;
 
 namespace {
-int64_t component(const MemoryPlan& p, const std::string& id) {
-  for (const auto& c : p.components)
-    if (c.id == id) return c.bytes;
-  return -1;
-}
-Error refusal(const json& config) {
-  try {
-    trace_json(config);
-  } catch (const Error& e) {
-    return e;
-  }
-  FAIL("traced, not refused: " << config.dump());
-  return Error(ErrorCode::internal, "");
-}
-
 // Falcon-H1-7B: hidden 3072, 44 layers, vocab 130049, untied.
 constexpr int64_t V = 130049, H = 3072, L = 44;
 // FalconH1Mixer: intermediate = mamba_d_ssm = 3072 = 24 heads × 128; conv_dim = 3072 + 2 * 1 * 256 = 3584;

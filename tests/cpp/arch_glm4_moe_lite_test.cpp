@@ -4,17 +4,13 @@
 
 #include "error.hpp"
 #include "plan/memory.hpp"
+#include "plan_test_util.hpp"
 #include "test_util.hpp"
 
 using namespace cardfit;
 using nlohmann::json;
 
 namespace {
-int64_t component(const MemoryPlan& p, const std::string& id) {
-  for (const auto& c : p.components)
-    if (c.id == id) return c.bytes;
-  return -1;
-}
 constexpr int64_t V = 154880, H = 2048, L = 47, NH = 20, E = 64, MI = 1536;
 constexpr int64_t mla = H * 768 + 768 + 768 * NH * 256       // q_a_proj, q_a_layernorm, q_b_proj (192 + 64 per head)
                         + H * (512 + 64) + 512               // kv_a_proj_with_mqa, kv_a_layernorm

@@ -7,6 +7,7 @@
 #include "error.hpp"
 #include "plan/checks.hpp"
 #include "plan/memory.hpp"
+#include "plan_test_util.hpp"
 #include "test_util.hpp"
 
 using namespace cardfit;
@@ -31,21 +32,6 @@ constexpr int64_t text = V * H + 16 * layer + H + V * H;
 static_assert(layer == 30676992);
 static_assert(vision + text == 1107405824);
 
-int64_t under(const Model& m, const std::string& prefix) {
-  int64_t n = 0;
-  for (const auto& t : m.tensors)
-    if (t.name.rfind(prefix, 0) == 0) n += t.count();
-  return n;
-}
-
-std::string path_of(const json& c) {
-  try {
-    trace_json(c);
-  } catch (const Error& e) {
-    return e.path;
-  }
-  return "traced";
-}
 }  // namespace
 
 TEST_CASE("GLM-OCR: exact total by hand, names as the checkpoint stores them") {

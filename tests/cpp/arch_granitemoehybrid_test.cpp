@@ -6,27 +6,13 @@
 #include "error.hpp"
 #include "plan/memory.hpp"
 #include "plan/recurrent_state.hpp"
+#include "plan_test_util.hpp"
 #include "test_util.hpp"
 
 using namespace cardfit;
 using nlohmann::json;
 
 namespace {
-int64_t component(const MemoryPlan& p, const std::string& id) {
-  for (const auto& c : p.components)
-    if (c.id == id) return c.bytes;
-  return -1;
-}
-Error refusal(const json& config) {
-  try {
-    trace_json(config);
-  } catch (const Error& e) {
-    return e;
-  }
-  FAIL("traced, not refused: " << config.dump());
-  return Error(ErrorCode::internal, "");
-}
-
 // Granite-4.0-H-Tiny: hidden 1536, 40 layers (36 mamba, 4 attention), vocab 100352, tied.
 constexpr int64_t V = 100352, H = 1536;
 // GraniteMoeHybridMambaLayer: intermediate = mamba_expand * H = 3072 = 48 heads × 64;

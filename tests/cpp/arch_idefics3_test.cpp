@@ -8,6 +8,7 @@
 #include "error.hpp"
 #include "plan/checks.hpp"
 #include "plan/memory.hpp"
+#include "plan_test_util.hpp"
 #include "test_util.hpp"
 
 using namespace cardfit;
@@ -36,21 +37,6 @@ constexpr int64_t text500 = llama(49280, 960, 32, 320, 2560), connector500 = 960
 static_assert(text500 == 409252800);
 static_assert(vision + connector500 + text500 == 507482304);
 
-int64_t under(const Model& m, const std::string& prefix) {
-  int64_t n = 0;
-  for (const auto& t : m.tensors)
-    if (t.name.rfind(prefix, 0) == 0) n += t.count();
-  return n;
-}
-
-std::string path_of(const json& c) {
-  try {
-    trace_json(c);
-  } catch (const Error& e) {
-    return e.path;
-  }
-  return "traced";
-}
 }  // namespace
 
 TEST_CASE("Idefics3 / SmolVLM: exact totals by hand, names as the checkpoints store them") {

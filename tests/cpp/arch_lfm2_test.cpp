@@ -6,17 +6,13 @@
 #include "error.hpp"
 #include "plan/memory.hpp"
 #include "plan/recurrent_state.hpp"
+#include "plan_test_util.hpp"
 #include "test_util.hpp"
 
 using namespace cardfit;
 using nlohmann::json;
 
 namespace {
-int64_t component(const MemoryPlan& p, const std::string& id) {
-  for (const auto& c : p.components)
-    if (c.id == id) return c.bytes;
-  return -1;
-}
 constexpr int64_t V = 65536, H = 2048, FF = 2 * 12288 / 3;      // block_auto_adjust_ff_dim: 8192 (a multiple of 256)
 constexpr int64_t attn = H * H + 2 * H * 512 + H * H + 2 * 64;  // q, k, v, out_proj, q/k_layernorm [head_dim 64]
 constexpr int64_t conv = H * 3 * H + H * 3 + H * H;             // in_proj, conv [H, 1, 3], out_proj

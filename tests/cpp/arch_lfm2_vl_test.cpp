@@ -8,6 +8,7 @@
 #include "plan/checks.hpp"
 #include "plan/memory.hpp"
 #include "plan/recurrent_state.hpp"
+#include "plan_test_util.hpp"
 #include "test_util.hpp"
 
 using namespace cardfit;
@@ -35,27 +36,6 @@ static_assert(conv_layer == 18355200 && attn_layer == 17303680);
 static_assert(text == 354483968);
 static_assert(vision + projector + text == 450822656);
 
-int64_t component(const MemoryPlan& p, const std::string& id) {
-  for (const auto& c : p.components)
-    if (c.id == id) return c.bytes;
-  return -1;
-}
-
-int64_t under(const Model& m, const std::string& prefix) {
-  int64_t n = 0;
-  for (const auto& t : m.tensors)
-    if (t.name.rfind(prefix, 0) == 0) n += t.count();
-  return n;
-}
-
-std::string path_of(const json& c) {
-  try {
-    trace_json(c);
-  } catch (const Error& e) {
-    return e.path;
-  }
-  return "traced";
-}
 }  // namespace
 
 TEST_CASE("LFM2-VL-450M: exact total by hand, names as the checkpoint stores them") {

@@ -6,27 +6,13 @@
 #include "error.hpp"
 #include "plan/memory.hpp"
 #include "plan/recurrent_state.hpp"
+#include "plan_test_util.hpp"
 #include "test_util.hpp"
 
 using namespace cardfit;
 using nlohmann::json;
 
 namespace {
-int64_t component(const MemoryPlan& p, const std::string& id) {
-  for (const auto& c : p.components)
-    if (c.id == id) return c.bytes;
-  return -1;
-}
-Error refusal(const json& config) {
-  try {
-    trace_json(config);
-  } catch (const Error& e) {
-    return e;
-  }
-  FAIL("traced, not refused: " << config.dump());
-  return Error(ErrorCode::internal, "");
-}
-
 constexpr int64_t V = 200064, H = 6144, inner = 64 * 128;
 // MiniMaxLightningAttention: qkv_proj [3 * 8192, H], norm [8192], output_gate [8192, H], out_proj [H, 8192].
 constexpr int64_t lightning = H * 3 * inner + inner + H * inner + inner * H;

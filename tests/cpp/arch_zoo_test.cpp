@@ -8,6 +8,7 @@
 #include "error.hpp"
 #include "plan/memory.hpp"
 #include "plan/recurrent_state.hpp"
+#include "plan_test_util.hpp"
 #include "test_util.hpp"
 
 using namespace cardfit;
@@ -20,21 +21,6 @@ json dense_keys(const std::string& type) {
           {"num_attention_heads", 4}, {"intermediate_size", 512}};
 }
 
-Error refusal(const json& config) {
-  try {
-    trace_json(config);
-  } catch (const Error& e) {
-    return e;
-  }
-  FAIL("traced, not refused: " << config.dump());
-  return Error(ErrorCode::internal, "");
-}
-
-int64_t component(const MemoryPlan& p, const std::string& id) {
-  for (const auto& c : p.components)
-    if (c.id == id) return c.bytes;
-  return -1;
-}
 }  // namespace
 
 TEST_CASE("the generic fallback refuses an unknown config with experts, naming the keys") {

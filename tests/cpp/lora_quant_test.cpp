@@ -12,6 +12,7 @@
 #include "plan/checks.hpp"
 #include "plan/graph_costs.hpp"
 #include "plan/memory.hpp"
+#include "plan_test_util.hpp"
 #include "test_util.hpp"
 
 using namespace cardfit;
@@ -27,11 +28,6 @@ const MemoryModel::Event& event(const MemoryModel& mm, const char* what) {
     if (e.what && std::strcmp(e.what, what) == 0) return e;
   FAIL("no event " << what);
   return mm.events().front();
-}
-int64_t component(const MemoryPlan& p, const std::string& id) {
-  for (const auto& c : p.components)
-    if (c.id == id) return c.bytes;
-  return -1;
 }
 // Saved for backward by every block at the loss (no checkpointing: every block's saved bytes).
 int64_t saved_at_loss(const Model& m, const Options& o, Mode mode, int64_t seq) {

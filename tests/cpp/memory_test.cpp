@@ -8,16 +8,12 @@
 #include "config.hpp"
 #include "plan/graph_costs.hpp"
 #include "plan/memory.hpp"
+#include "plan_test_util.hpp"
 #include "test_util.hpp"
 
 using namespace cardfit;
 
 namespace {
-int64_t component(const MemoryPlan& p, const std::string& id) {
-  for (const auto& c : p.components)
-    if (c.id == id) return c.bytes;
-  return -1;
-}
 int64_t phase(const MemoryPlan& p, const std::string& name) {
   for (const auto& ph : p.phases)
     if (ph.name == name) return ph.bytes;
