@@ -3,6 +3,12 @@
 // attention_bias. Qwen3-MoE replaces the MLP with a router mlp.gate [experts, hidden] and experts
 // mlp.experts.{e}.{gate,up,down}_proj (moe_intermediate_size), no shared expert; layers in
 // mlp_only_layers or off the decoder_sparse_step grid keep a dense MLP of intermediate_size.
+// Qwen3-Omni-MoE's thinker language model (models/qwen3_omni_moe/modular_qwen3_omni_moe.py, read
+// 2026-12-01: Qwen3OmniMoeThinkerTextModel with Qwen3MoeDecoderLayer, its attention with
+// sliding_window = None, the thinker's lm_head; Qwen3OmniMoeTextConfig's defaults are Qwen3-MoE's) is
+// Qwen3-MoE without a window, traced for a pasted thinker_config.text_config (model_type
+// "qwen3_omni_moe_text"); its checkpoint stores the experts one by one as Qwen3-MoE's does. The whole
+// qwen3_omni_moe checkpoint (audio tower, talker, code2wav) stays refused (generic_decoder.cpp).
 #include <algorithm>
 
 #include "../decoder.hpp"
@@ -11,14 +17,21 @@
 namespace cardfit::families {
 
 namespace {
-Model qwen3_family(const Config& c, bool moe) {
-  const std::string type = moe ? "qwen3_moe" : "qwen3";
+struct Qwen3Variant {
+  bool moe = false;
+  const char* type = "qwen3";
+  bool windows = true;  // use_sliding_window is read (Qwen3-Omni's thinker attention has none)
+};
+
+Model qwen3_family(const Config& c, Qwen3Variant v) {
+  const bool moe = v.moe;
+  const std::string type = v.type;
   DecoderShape d = read_decoder_shape(c, {.tie_word_embeddings = false, .max_positions = 32768});
   // Qwen3Config declares head_dim=128; Qwen3MoeConfig has no such field and the attention falls
   // back to hidden_size // num_attention_heads (what read_decoder_shape applies).
   if (!moe && !c.has("head_dim")) d.head_dim = 128;
   const bool bias = c.boolean_or("attention_bias", false);
-  const bool sliding = c.boolean_or("use_sliding_window", false);
+  const bool sliding = v.windows && c.boolean_or("use_sliding_window", false);
   // Qwen3: layer_types, else layers >= max_window_layers slide when use_sliding_window.
   // Qwen3-MoE: every layer slides when use_sliding_window.
   const int64_t max_window_layers = c.count_or({"max_window_layers"}, 28);
@@ -54,7 +67,10 @@ Model qwen3_family(const Config& c, bool moe) {
 }
 }  // namespace
 
-Model qwen3(const Config& c) { return qwen3_family(c, false); }
-Model qwen3_moe(const Config& c) { return qwen3_family(c, true); }
+Model qwen3(const Config& c) { return qwen3_family(c, {}); }
+Model qwen3_moe(const Config& c) { return qwen3_family(c, {.moe = true, .type = "qwen3_moe"}); }
+Model qwen3_omni_moe_text(const Config& c) {
+  return qwen3_family(c, {.moe = true, .type = "qwen3_omni_moe_text", .windows = false});
+}
 
 }  // namespace cardfit::families
