@@ -140,8 +140,10 @@ class Scanner {
       // Name the option whose value is too large or deep, when there is one.
       // The leading object keys (an option, and a map's entry: "prices.h100-sxm"), at most two.
       std::string option;
-      for (size_t i = 0; i < stack_.size() && i < 2 && stack_[i].object && !stack_[i].key.empty(); ++i)
-        option += (option.empty() ? "" : ".") + stack_[i].key.substr(0, 64);
+      for (size_t i = 0; i < stack_.size() && i < 2 && stack_[i].object && !stack_[i].key.empty(); ++i) {
+        if (!option.empty()) option += '.';
+        option.append(stack_[i].key, 0, 64);  // (GCC 12 warned -Wrestrict, wrongly, on "." + substr)
+      }
       if (option.empty()) option = "options";
       throw Error(ErrorCode::option_value, "The options are too large: " + what + ".", option);
     }
