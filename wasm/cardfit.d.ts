@@ -46,6 +46,8 @@ export interface PlanOptions {
   activation_offload?: boolean;
   /** With grad_ckpt: checkpoint every k-th layer (torchtune selective activation checkpointing). An integer in [1, 4096]. Default: 1: every layer. CLI: `--ckpt-every K`. */
   ckpt_every?: number;
+  /** With grad_ckpt: what a checkpointed layer keeps (layer: its input; selective_op: torchtitan's per-op save list). Default: layer. CLI: `--ckpt-policy`. */
+  ckpt_policy?: 'layer' | 'selective_op';
   /** torch.compile of the model and loss. Default: the stack's (hf: false). CLI: `--compile true|false`. */
   compile?: boolean;
   /** Samples packed into rows of seq tokens (false: padded to the longest of the batch). Default: false. CLI: `--packing true|false`. */

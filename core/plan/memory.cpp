@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "graph_costs.hpp"
+#include "selective_ac.hpp"
 #include "stacks.hpp"
 #include "step_events.hpp"
 
@@ -653,6 +654,9 @@ MemoryModel::MemoryModel(const Model& m, const Options& given, Mode mode, int64_
     b.recorded = recorded[bi];
     b.ckpt = ckpt[bi];
     b.input = bc[bi].input;
+    // torchtitan's op policy: the saved outputs stay until the block's recompute replays them.
+    if (ckpt[bi] && pol.ckpt_policy == CkptPolicy::selective_op)
+      b.ckpt_kept = op_sac_kept(m, bi, s, seq, dseq, pol.compile);
     b.saved = bc[bi].saved;
     b.fixed = bc[bi].fixed;
     b.casts = casts[bi];
@@ -691,7 +695,7 @@ MemoryModel::MemoryModel(const Model& m, const Options& given, Mode mode, int64_
     int64_t p16 = 0;
     for (const auto& n : m.blocks[bi].nodes) p16 = add(p16, mul(n.params, 2));
     b.gathered = full ? p16 : 0;
-    b.acts = ckpt[bi] ? bc[bi].input : bc[bi].saved;
+    b.acts = ckpt[bi] ? add(bc[bi].input, step.blocks[bi].ckpt_kept) : bc[bi].saved;
     b.work = add(std::max(bc[bi].forward, bc[bi].backward), ckpt[bi] ? bc[bi].saved : 0);
     b.work_fixed = add(std::max(bc[bi].dequant_forward, bc[bi].dequant_backward),
                        ckpt[bi] ? add(casts[bi], bc[bi].fixed) : 0);

@@ -58,6 +58,7 @@ constexpr auto parallel_values = names_of(parallel_names);
 constexpr auto stack_values = names_of(stack_names);
 constexpr auto loss_values = names_of(loss_names);
 constexpr auto master_weights_values = names_of(master_weights_names);
+constexpr auto ckpt_policy_values = names_of(ckpt_policy_names);
 constexpr auto checkpoint_dtype_values = [] {
   std::array<std::string_view, std::size(checkpoint_dtypes)> out{};
   for (size_t i = 0; i < out.size(); ++i) out[i] = enum_name(weight_dtype_names, checkpoint_dtypes[i]);
@@ -161,6 +162,10 @@ constexpr OptionSpec specs[] = {
      .doc = "With grad_ckpt: checkpoint every k-th layer (torchtune selective activation checkpointing).",
      .flag = "--ckpt-every", .flag_arg = "K", .int_min = 1, .int_max = 4096, .default_note = "1: every layer",
      .store = put_int<&Options::ckpt_every>},
+    {.name = "ckpt_policy", .type = T::enumeration, .group = "stack",
+     .doc = "With grad_ckpt: what a checkpointed layer keeps (layer: its input; selective_op: torchtitan's per-op save list).",
+     .flag = "--ckpt-policy", .values = ckpt_policy_values, .default_note = "layer",
+     .store = put_enum<&Options::ckpt_policy, ckpt_policy_names>},
     {.name = "compile", .type = T::boolean, .group = "stack", .doc = "torch.compile of the model and loss.",
      .flag = "--compile", .flag_arg = "true|false", .default_note = "the stack's (hf: false)",
      .store = put_bool<&Options::compile>},

@@ -32,6 +32,9 @@ enum class LossKind { full, chunked, fused };
 /// Whether a 16-bit model without autocast keeps fp32 master weights (DeepSpeed's engines) or
 /// trains purely in 16 bit (torchtune dtype=bf16, LitGPT bf16-true).
 enum class MasterWeights { fp32, none };
+/// What a checkpointed layer keeps for backward: its input only (layer), or also the outputs of the
+/// ops torchtitan's per-op selective AC saves (selective_op: core/plan/selective_ac.hpp).
+enum class CkptPolicy { layer, selective_op };
 /// Which linears QLoRA quantizes: every nn.Linear but the head (bitsandbytes' replace_with_bnb_linear
 /// with its default skip list), or only those LoRA adapts (the others load 16-bit, as
 /// llm_int8_skip_modules does for the modules it names).
@@ -90,6 +93,8 @@ inline constexpr EnumName<LossKind> loss_names[] = {
     {LossKind::full, "full"}, {LossKind::chunked, "chunked"}, {LossKind::fused, "fused"}};
 inline constexpr EnumName<MasterWeights> master_weights_names[] = {{MasterWeights::fp32, "fp32"},
                                                                    {MasterWeights::none, "none"}};
+inline constexpr EnumName<CkptPolicy> ckpt_policy_names[] = {{CkptPolicy::layer, "layer"},
+                                                             {CkptPolicy::selective_op, "selective_op"}};
 /// The checkpoint dtypes a load phase reads (spelled by weight_dtype_names).
 inline constexpr WeightDtype checkpoint_dtypes[] = {WeightDtype::bf16, WeightDtype::fp16, WeightDtype::fp32};
 inline constexpr EnumName<Engine> engine_names[] = {{Engine::hf, "hf"},
@@ -193,6 +198,7 @@ struct Options {
   std::optional<MasterWeights> master_weights;
   std::optional<bool> optimizer_in_bwd, paged_optimizer, optimizer_offload, activation_offload;
   std::optional<int64_t> ckpt_every;         // gradient checkpointing of every k-th layer
+  std::optional<CkptPolicy> ckpt_policy;     // what a checkpointed layer keeps (selective_ac.hpp)
   std::optional<bool> compile, packing, load_phase;
   std::optional<WeightDtype> checkpoint_dtype;  // the stored weights' dtype (load phase)
   // Serving engines (engines.hpp; docs/memory-model.md, "Serving engines"). Empty optionals take the

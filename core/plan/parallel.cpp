@@ -9,6 +9,7 @@
 
 #include "../error.hpp"
 #include "graph_costs.hpp"
+#include "stacks.hpp"
 
 namespace cardfit {
 
@@ -129,15 +130,30 @@ ParallelLayout parallel_layout(const Model& m, const Options& o, Parallel strate
 
 RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& single, const ParallelLayout& lay)
     : single_(single), lay_(lay) {
-  const StepSetup s = make_setup(m, opt, Mode::full);
-  master_ = s.master;
+  lora_ = opt.mode == Mode::lora;
+  const StepSetup s = make_setup(m, opt, lora_ ? Mode::lora : Mode::full);
+  // memory.cpp: without autocast, mixed precision keeps an fp32 master inside the optimizer's states.
+  lora_master_ = lora_ && !s.autocast && opt.precision != Precision::fp32 &&
+                 resolve_policies(opt).master_weights != MasterWeights::none;
+  // LoRA: the optimizer's master, states and gradients are over the adapters only (the HF Trainer
+  // hands DeepSpeed the parameters that require grad); their single-card dtype is the adapters'.
+  master_ = lora_ ? (s.autocast ? 4 : s.base) : s.master;
   accum_ = opt.grad_accum > 1;
   compute_ = s.compute;
   const auto& events = single.events();
-  weights_ = events.front().fixed[M::kWeightsC];
-  states_ = events.front().fixed[M::kStatesC];
+  // A load phase (stacks.hpp load_phase) comes first and shifts the step's phases by one; the
+  // step's state is read from its first forward moment, after the load.
+  phase_offset_ = !single.phase_names().empty() && single.phase_names().front() == "load" ? 1 : 0;
+  const M::Event* first = &events.front();
   for (const auto& e : events)
-    if (e.phase == 2) {
+    if (e.phase == phase_offset_) {
+      first = &e;
+      break;
+    }
+  weights_ = add(first->fixed[M::kWeightsC], first->fixed[M::kAdaptersC]);
+  states_ = first->fixed[M::kStatesC];
+  for (const auto& e : events)
+    if (e.phase == 2 + phase_offset_) {
       grads_ = e.fixed[M::kGradsC];
       temps_ = e.fixed[M::kOptTempC];
     }
@@ -148,6 +164,7 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
   gather_.assign(nb, 0);
   module_.assign(nb, 0);
   unit_.assign(nb, 0);
+  train_.assign(nb, 0);
   std::map<int, int64_t> expert_by_layer;  // this rank's experts (after ep), per layer
   for (size_t b = 0; b < nb; ++b) {
     block_names_.push_back(m.blocks[b].name);
@@ -163,9 +180,19 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
       } else if (n.op == Op::linear || n.op == Op::head || n.op == Op::embedding) {
         e = ceil_div(e, lay.tp);
       }
+      // A LoRA adapter (memory.cpp lora_adapter_params: r × (in + out) per expert) is a parameter of
+      // its module: partitioned and gathered with it, and the only one that trains.
+      if (lora_ && is_lora_target(n, opt)) {
+        const LoraDims d = lora_dims(n);
+        const int64_t a = mul(opt.lora_rank, mul(d.in + d.out, n.experts));
+        e = add(e, a);
+        train_[b] = add(train_[b], a);
+        full_elems_ = add(full_elems_, a);
+      }
       elems_[b] = add(elems_[b], e);
       module_[b] = std::max(module_[b], e);
     }
+    total_train_ = add(total_train_, train_[b]);
     total_elems_ = add(total_elems_, elems_[b]);
   }
   const int64_t ns = lay.shard;
@@ -253,6 +280,18 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
       const int layer = m.blocks[b].layer;
       const int64_t ex = expert_by_layer.count(layer) ? expert_by_layer[layer] : 0;
       shard_[b] = add(ceil_div(elems_[b] - std::min(ex, elems_[b]), lay.dp), ceil_div(std::min(ex, elems_[b]), edp));
+    }
+  }
+  if (lora_) {
+    // The optimizer's group is the adapters: ZeRO-1/2 pad that flat group to 2 × dp and partition it
+    // (stage_1_and_2.py), ZeRO-3 each parameter ceil(numel / N) (partition_parameters.py; summed here
+    // per block, as the flat path sums the base: padding within a block is not split out).
+    train_shard_ = st == Parallel::zero3 ? 0 : mul(ceil_div(total_train_, 2 * lay.dp), 2);
+    train_after_.assign(nb + 1, 0);
+    for (size_t b = nb; b-- > 0;) {
+      const int64_t next = b + 1 < nb ? ceil_div(train_[b + 1], ns) : 0;
+      train_after_[b] = add(train_after_[b + 1], next);
+      if (st == Parallel::zero3) train_shard_ = add(train_shard_, ceil_div(train_[b], ns));
     }
   }
   if (st == Parallel::none || st == Parallel::ddp) {
@@ -356,7 +395,9 @@ std::array<int64_t, R::kCount> RankModel::event_bytes(size_t ei, int64_t batch) 
   std::array<int64_t, kCount> out{};
   auto at = [&](int c) { return add(e.fixed[size_t(c)], mul(e.per_sample[size_t(c)], batch)); };
   const Parallel st = lay_.strategy;
-  const int phase = e.phase;
+  // The load moment (before the step) is planned as the step's start: the rank's state, nothing
+  // gathered beyond the root, no activations (their single-card bytes are 0 then).
+  const int phase = std::max(0, e.phase - phase_offset_);
   const int64_t i = e.block;  // -1: the loss, its backward, the optimizer step
   const int c = compute_;
   const bool step = phase == 2;
@@ -433,16 +474,26 @@ std::array<int64_t, R::kCount> RankModel::event_bytes(size_t ei, int64_t batch) 
 
   // DeepSpeed ZeRO. The optimizer keeps an fp32 master partition (single_partition_of_fp32_groups /
   // fp32_partitioned_groups_flat, always a clone) and fp32 states on it.
-  const int64_t states = scale_exact(states_, mul(R, 4), mul(full, master_));
-  out[kMaster] = mul(4, R);
+  // LoRA: the master, states and gradients are the adapters' partition (RT); the frozen base is held
+  // as the 16-bit model is (whole for stages 1-2, partitioned for stage 3).
+  const int64_t RT = lora_ ? train_shard_ : R;
+  // LoRA: the single card's states are over all adapters; without autocast they hold an fp32 master
+  // copy (memory.cpp optimizer_cost, fp32_master: 4 bytes per element before the states), which here is
+  // kMaster: the states per element are what is left, already fp32. With autocast, in the adapters'
+  // dtype, scaled to fp32.
+  const int64_t T = std::max<int64_t>(1, total_train_);
+  const int64_t states = !lora_        ? scale_exact(states_, mul(R, 4), mul(full, master_))
+                         : lora_master_ ? scale_exact(std::max<int64_t>(0, states_ - mul(4, total_train_)), RT, T)
+                                        : scale_exact(states_, mul(RT, 4), mul(T, master_));
+  out[kMaster] = mul(4, RT);
   out[kStates] = states;
   if (st == Parallel::zero3) {
     out[kParams] = add(mul(c, R), mul(c, persistent_));
     // stage3.py: grad_partitions_flat_buffer (gradient_accumulation_dtype = the 16-bit dtype) and
     // the IPG bucket of reduce_bucket_size, both allocated at initialisation.
-    out[kGrads] = mul(c, R);
+    out[kGrads] = mul(c, RT);
     out[kBuckets] = mul(c, bucket_elems_);
-    if (step) out[kOptTemp] = mul(4, std::min(kSubGroup, R));  // _prepare_fp32_grad_for_sub_group
+    if (step) out[kOptTemp] = mul(4, std::min(kSubGroup, RT));  // _prepare_fp32_grad_for_sub_group
     if (!step) {
       // Fetched per module (its parameters) plus the prefetch bucket, capped by
       // stage3_max_live_parameters; blocks kept by the reuse distance from their forward on.
@@ -466,18 +517,18 @@ std::array<int64_t, R::kCount> RankModel::event_bytes(size_t ei, int64_t batch) 
         // partition_gradients False, overlap_comm False: param.grad of every block through
         // backward, reduced at the boundary.
         int64_t g = 0;
-        for (size_t k = b; k < single_.blocks().size(); ++k) g = add(g, elems_[k]);
+        for (size_t k = b; k < single_.blocks().size(); ++k) g = add(g, lora_ ? train_[k] : elems_[k]);
         out[kGrads] = mul(c, g);
       } else {
         // ZeRO-2: the partition's averaged gradients grow as buckets reduce; the running block's
         // gradients wait in param.grad until bucketed.
-        out[kGrads] = mul(c, shard_after_[b]);
-        out[kUnshardedGrads] = mul(c, elems_[b]);
+        out[kGrads] = mul(c, lora_ ? train_after_[b] : shard_after_[b]);
+        out[kUnshardedGrads] = mul(c, lora_ ? train_[b] : elems_[b]);
       }
     }
     if (step) {
-      out[kGrads] = mul(c, R);       // averaged_gradients of the partition (16-bit)
-      out[kOptTemp] = mul(4, R);     // single_partition_of_fp32_groups[i].grad (fp32)
+      out[kGrads] = mul(c, RT);      // averaged_gradients of the partition (16-bit)
+      out[kOptTemp] = mul(4, RT);    // single_partition_of_fp32_groups[i].grad (fp32)
     }
   }
   return out;
@@ -655,10 +706,14 @@ ParallelPlan plan_parallel(const Model& m, const Options& opt, const MemoryModel
   p.batch = opt.batch;
   p.seq = full.seq();
   p.layout = parallel_layout(m, opt, opt.parallel, opt.gpus);  // throws on bad degrees
-  if (opt.mode != Mode::full) {
+  const bool lora_zero = opt.mode == Mode::lora && is_zero(opt.parallel);
+  if (opt.mode != Mode::full && !lora_zero) {
     p.supported = false;
-    p.note = "Per-rank memory is modelled for full fine-tuning (mode full); LoRA, QLoRA and serving across GPUs "
-             "are not modelled here yet.";
+    p.note = opt.mode == Mode::lora
+                 ? "Per-rank LoRA memory is modelled under DeepSpeed ZeRO (zero1, zero2, zero3); LoRA under DDP or FSDP "
+                   "(a flat parameter mixing frozen and trainable tensors, use_orig_params) is not modelled here yet."
+                 : "Per-rank memory is modelled for full fine-tuning and for LoRA under ZeRO; QLoRA and serving across "
+                   "GPUs are not modelled here yet.";
     return p;
   }
   const RankModel rm(m, opt, full, p.layout);
@@ -674,7 +729,8 @@ ParallelPlan plan_parallel(const Model& m, const Options& opt, const MemoryModel
   for (const auto& card : cat.cards) {
     CardParallel row;
     row.card = &card;
-    for (const auto& cand : cands) row.smallest.push_back(smallest_for(m, opt, full, card, cand, 1024));
+    for (const auto& cand : cands)
+      if (!lora_zero || is_zero(cand.strategy)) row.smallest.push_back(smallest_for(m, opt, full, card, cand, 1024));
     p.cards.push_back(std::move(row));
   }
   p.assumptions = {

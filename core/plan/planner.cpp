@@ -281,7 +281,9 @@ Plan make_plan(const Model& m, const Options& options, const Catalog& cat) {
   add_assumptions(p, m, cat);
   // Multi-GPU training per rank (parallel.hpp): only when a strategy is asked for, so a default
   // plan is unchanged.
-  p.parallel = plan_parallel(m, options, memory[int(Mode::full)], cat, options.card.empty() ? cat.priced_card : options.card);
+  // LoRA across GPUs plans from the LoRA step (parallel.cpp models it under ZeRO); the rest from full.
+  const Mode rank_mode = options.mode == Mode::lora ? Mode::lora : Mode::full;
+  p.parallel = plan_parallel(m, options, memory[int(rank_mode)], cat, options.card.empty() ? cat.priced_card : options.card);
   cost_plan(m, cat, p);
   std::vector<int64_t> serve_batch;
   for (const auto& row : p.cards) serve_batch.push_back(row.max_batch[int(Mode::serve)]);

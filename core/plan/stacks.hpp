@@ -23,6 +23,7 @@ struct Policies {
   bool optimizer_offload = false;
   bool activation_offload = false;
   int64_t ckpt_every = 1;          // with grad_ckpt: every k-th checkpointable layer (k = 1: all)
+  CkptPolicy ckpt_policy = CkptPolicy::layer;  // with grad_ckpt: what a checkpointed layer keeps
   bool compile = false;
   bool packing = false;
   bool load_phase = false;

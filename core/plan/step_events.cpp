@@ -48,7 +48,7 @@ std::vector<M::Event> training_events(const TrainingStepBytes& st) {
     const BlockStepBytes& b = st.blocks[j];
     Kept k = before[j];
     if (b.ckpt) {
-      k.ckpt = add(k.ckpt, b.input);
+      k.ckpt = add(add(k.ckpt, b.input), b.ckpt_kept);
       k.cast_forward = add(k.cast_forward, b.casts);  // autocast's cache until it exits
     } else {
       k.acts = add(k.acts, b.saved);

@@ -16,6 +16,8 @@ struct BlockStepBytes {
   bool recorded = true;   // autograd records it (it has a backward)
   bool ckpt = false;      // gradient checkpointing wraps it: keeps only its input
   int64_t input = 0;      // its input (what checkpointing keeps)
+  int64_t ckpt_kept = 0;  // checkpointed: what it keeps beyond its input until its backward (per-op
+                          // selective checkpointing's saved outputs; 0 under whole-layer checkpointing)
   int64_t saved = 0;      // what autograd keeps from its forward until its backward
   int64_t fixed = 0;      // batch-independent bytes kept as long (fixed)
   int64_t casts = 0;      // autocast's weight casts (fixed)
