@@ -72,6 +72,10 @@ export interface PlanOptions {
   kv_dtype?: 'bf16' | 'fp16' | 'fp32' | 'fp8';
   /** The serving engine whose memory budget, scheduler and throughput the serving section models. Default: "hf". CLI: `--engine`. */
   engine?: 'hf' | 'vllm' | 'sglang' | 'tgi' | 'llamacpp';
+  /** hf engine: generation over serve_devices devices: layer_split gives each an equal share of the blocks (LitGPT generate/sequentially.py), tp shards the attention and MLP linears (generate/tp.py). Default: "none". CLI: `--serve-parallel`. */
+  serve_parallel?: 'none' | 'layer_split' | 'tp';
+  /** hf engine: devices of serve_parallel (the plan's peak is device 0's, which holds the embedding and head). An integer in [1, 4096]. Default: 1. CLI: `--serve-devices N`. */
+  serve_devices?: number;
   /** Prompt tokens per request of the serving throughput and cost. An integer in [1, 16777216]. Default: 1024. CLI: `--prompt-tokens N`. */
   prompt_tokens?: number;
   /** Output tokens per request of the serving throughput and cost. An integer in [1, 16777216]. Default: 128. CLI: `--output-tokens N`. */

@@ -12,6 +12,7 @@
 
 #include "graph_costs.hpp"
 #include "selective_ac.hpp"
+#include "serve_parallel.hpp"
 #include "stacks.hpp"
 #include "step_events.hpp"
 
@@ -317,6 +318,17 @@ bool weight_is_cast(const Node& n, const Options& opt, Mode mode) {
 
 }  // namespace
 
+int64_t served_weight_bytes(const Tensor& t, int64_t n, const Options& opt, bool quantize_head) {
+  const WeightDtype wd = opt.serve_dtype;
+  const bool q = t.linear && (quantize_head || t.role != Role::head);
+  if (wd == WeightDtype::fp32) return mul(n, 4);
+  if (!q || wd == WeightDtype::bf16 || wd == WeightDtype::fp16) return mul(n, 2);
+  if (wd == WeightDtype::fp8) return n;  // per-tensor scales: negligible
+  if (wd == WeightDtype::int8) return quantized_bytes(QuantKind::int8, false, n, n / t.shape.back(), 0);
+  if (wd == WeightDtype::int4) return quantized_bytes(QuantKind::gptq, false, n, 0, t.shape.back());
+  return quantized_bytes(QuantKind::nf4, opt.double_quant, n, 0, 0);
+}
+
 int64_t kv_bytes_per_element(const Options& opt) {
   if (opt.kv_dtype_set) {
     switch (opt.kv_dtype) {
@@ -377,17 +389,8 @@ MemoryModel::MemoryModel(const Model& m, const Options& given, Mode mode, int64_
     // A quantized checkpoint serves as published unless serve_dtype is given (arch/stored_format.hpp).
     const std::optional<StoredWeights> stored = opt.serve_dtype_set ? std::nullopt : m.stored_weights;
     if (stored) w = stored->bytes;
-    else for (const auto& t : m.tensors) {
-      if (!t.tied_to.empty()) continue;
-      const int64_t n = t.count();
-      const bool q = t.linear && t.role != Role::head;
-      if (wd == WeightDtype::fp32) w = add(w, mul(n, 4));
-      else if (!q || wd == WeightDtype::bf16 || wd == WeightDtype::fp16) w = add(w, mul(n, 2));
-      else if (wd == WeightDtype::fp8) w = add(w, n);  // per-tensor scales: negligible
-      else if (wd == WeightDtype::int8) w = add(w, quantized_bytes(QuantKind::int8, false, n, n / t.shape.back(), 0));
-      else if (wd == WeightDtype::int4) w = add(w, quantized_bytes(QuantKind::gptq, false, n, 0, t.shape.back()));
-      else w = add(w, quantized_bytes(QuantKind::nf4, opt.double_quant, n, 0, 0));
-    }
+    else for (const auto& t : m.tensors)
+      if (t.tied_to.empty()) w = add(w, served_weight_bytes(t, t.count(), opt, false));
     labels_[kWeights] = stored ? "Weights (as stored: " + stored->label + ")"
                                : std::string("Weights (") + weight_dtype_name(wd) + ")";
     const int64_t kvb = kv_bytes_per_element(opt);
@@ -434,8 +437,39 @@ MemoryModel::MemoryModel(const Model& m, const Options& given, Mode mode, int64_
     }
     prefill.per_sample[kWork] = work;
     prefill.per_sample[kLogits] = logits_;
+    // LitGPT's generation, or a split over devices (serve_parallel.hpp): device 0's share.
+    const GenerateLayout layout = generate_layout(m, opt, seq);
+    const GenerateDevice* d0 = layout.applies ? &layout.per_device.front() : nullptr;
+    if (d0) {
+      kv_ = d0->kv;
+      for (Event* e : {&prefill, &decode}) {
+        e->fixed[kWeights] = d0->weights;
+        e->per_sample[kKv] = d0->kv;
+      }
+      if (!d0->load_transient) prefill.fixed[kWork] = d0->transient;
+    }
     add_event(prefill);
     add_event(decode);
+    if (d0 && d0->kv_build != d0->kv) {
+      // sequentially.py's fp32 caches, all allocated before the first forward casts them.
+      Event built;
+      built.phase = 0;
+      built.what = "KV cache allocated (fp32, before the first forward)";
+      built.fixed[kWeights] = d0->weights;
+      built.fixed[kWorkspace] = kLibraryWorkspace;
+      built.per_sample[kKv] = d0->kv_build;
+      add_event(built);
+    }
+    if (d0 && d0->load_transient) {
+      // The int8 re-quantization at load, before any cache exists: a phase of its own.
+      phase_names_.push_back("load");
+      Event load;
+      load.phase = int(phase_names_.size()) - 1;
+      load.what = "load (bitsandbytes int8 quantization of the widest linear)";
+      load.fixed[kWeights] = d0->weights;
+      load.fixed[kWork] = d0->transient;
+      add_event(load);
+    }
     // Per-block weights for pipeline cuts of a served model.
     const int64_t total = std::max<int64_t>(1, m.parameter_count());
     for (size_t bi = 0; bi < nb; ++bi) {

@@ -48,6 +48,9 @@ struct MemoryPlan {
 /// Bytes of one KV cache element: the kv_dtype when set, else the serving dtype's (16-bit unless fp32).
 int64_t kv_bytes_per_element(const Options& opt);
 
+/// Bytes of `elements` elements of tensor `t` served in the options' serve_dtype: linears quantized
+/// (the vocabulary head too when `quantize_head`), the other tensors 16-bit (fp32 when serving fp32).
+int64_t served_weight_bytes(const Tensor& t, int64_t elements, const Options& opt, bool quantize_head);
 /// Parameters LoRA adds for the options' rank and targets.
 int64_t lora_parameter_count(const Model& model, const Options& opt);
 

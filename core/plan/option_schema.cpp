@@ -67,6 +67,7 @@ constexpr auto checkpoint_dtype_values = [] {
 constexpr auto quant_scope_values = names_of(quant_scope_names);
 constexpr auto bnb_version_values = names_of(bnb_version_names);
 constexpr auto engine_values = names_of(engine_names);
+constexpr auto serve_parallel_values = names_of(serve_parallel_names);
 constexpr auto gguf_values = names_of(gguf_type_names);
 constexpr auto gguf_cache_values = [] {
   std::array<std::string_view, std::size(gguf_cache_types)> out{};
@@ -210,6 +211,14 @@ constexpr OptionSpec specs[] = {
      .doc = "The serving engine whose memory budget, scheduler and throughput the serving section models.",
      .flag = "--engine", .values = engine_values, .default_json = R"("hf")",
      .store = put_enum<&Options::engine, engine_names>},
+    {.name = "serve_parallel", .type = T::enumeration, .group = "engines",
+     .doc = "hf engine: generation over serve_devices devices: layer_split gives each an equal share of the blocks (LitGPT generate/sequentially.py), tp shards the attention and MLP linears (generate/tp.py).",
+     .flag = "--serve-parallel", .values = serve_parallel_values, .default_json = R"("none")",
+     .store = put_enum<&Options::serve_parallel, serve_parallel_names>},
+    {.name = "serve_devices", .type = T::integer, .group = "engines",
+     .doc = "hf engine: devices of serve_parallel (the plan's peak is device 0's, which holds the embedding and head).",
+     .flag = "--serve-devices", .flag_arg = "N", .int_min = 1, .int_max = 4096, .default_json = "1",
+     .store = put_int<&Options::serve_devices>},
     {.name = "prompt_tokens", .type = T::integer, .group = "engines",
      .doc = "Prompt tokens per request of the serving throughput and cost.", .flag = "--prompt-tokens",
      .flag_arg = "N", .int_min = 1, .int_max = kMaxTokens, .default_json = "1024",

@@ -46,6 +46,9 @@ enum class BnbVersion { v0_43_2, v0_39 };
 /// The serving engine whose memory budget and scheduler the serving section models (engines.hpp):
 /// Hugging Face generate (the serve mode's own numbers), vLLM, SGLang, TGI, llama.cpp.
 enum class Engine { hf, vllm, sglang, tgi, llamacpp };
+/// Generation over several devices (serve mode, hf engine; serve_parallel.hpp): the blocks split
+/// in equal shares (LitGPT generate/sequentially.py) or each linear sharded (generate/tp.py).
+enum class ServeParallel { none, layer_split, tp };
 /// GGUF storage types: a llama.cpp file type (weights; the _M/_S mixes of llama_model_quantize)
 /// or a tensor type (llama.cpp's KV cache, -ctk / -ctv). engines.cpp holds their block sizes.
 enum class GgufType { f32, f16, bf16, q8_0, q6_k, q5_k_m, q5_k_s, q5_1, q5_0, q4_k_m, q4_k_s, q4_1, q4_0 };
@@ -102,6 +105,8 @@ inline constexpr EnumName<Engine> engine_names[] = {{Engine::hf, "hf"},
                                                     {Engine::sglang, "sglang"},
                                                     {Engine::tgi, "tgi"},
                                                     {Engine::llamacpp, "llamacpp"}};
+inline constexpr EnumName<ServeParallel> serve_parallel_names[] = {
+    {ServeParallel::none, "none"}, {ServeParallel::layer_split, "layer_split"}, {ServeParallel::tp, "tp"}};
 inline constexpr EnumName<GgufType> gguf_type_names[] = {
     {GgufType::f32, "f32"},       {GgufType::f16, "f16"},       {GgufType::bf16, "bf16"},
     {GgufType::q8_0, "q8_0"},     {GgufType::q6_k, "q6_k"},     {GgufType::q5_k_m, "q5_k_m"},
@@ -204,6 +209,8 @@ struct Options {
   // Serving engines (engines.hpp; docs/memory-model.md, "Serving engines"). Empty optionals take the
   // engine's own default, which may depend on the card (vLLM's and SGLang's do).
   Engine engine = Engine::hf;
+  ServeParallel serve_parallel = ServeParallel::none;  // hf engine: generation over serve_devices
+  int64_t serve_devices = 1;
   double gpu_memory_utilization = 0.9;             // vLLM
   std::optional<int64_t> max_num_seqs;             // vLLM
   std::optional<int64_t> max_num_batched_tokens;   // vLLM

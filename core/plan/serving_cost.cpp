@@ -6,6 +6,7 @@
 #include <map>
 
 #include "cost.hpp"
+#include "serve_parallel.hpp"
 
 namespace cardfit {
 
@@ -92,9 +93,25 @@ Serving plan_serving(const Model& m, const Options& opt, const Catalog& cat, con
     s.rows.push_back(r);
   }
 
+  // Per device of the generation layout (LitGPT's scripts), at the plan's batch.
+  const GenerateLayout layout = generate_layout(m, opt, max_model_len);
+  if (layout.applies && !serve.events().empty()) {
+    const auto& prefill = serve.events().front();
+    for (const auto& d : layout.per_device)
+      s.devices.push_back({d.first_layer, d.end_layer, d.root, d.weights, d.kv, d.transient,
+                           generate_device_peak(d, opt.batch, prefill.per_sample[MemoryModel::kWorkC],
+                                                serve.logits_per_sample(), prefill.fixed[MemoryModel::kWorkspaceC])});
+    if (layout.parallel != ServeParallel::none) s.parallel = std::string(enum_name(serve_parallel_names, layout.parallel));
+  }
+
   switch (opt.engine) {
     case Engine::hf:
-      s.notes.push_back("Hugging Face generate: a static batch, the KV cache grown to serve_seq tokens per sequence; tp is not applied.");
+      if (layout.parallel == ServeParallel::layer_split)
+        s.notes.push_back("Generation over " + std::to_string(layout.devices) + " devices, an equal share of the layers on each in order (LitGPT generate/sequentially.py); device 0 also holds the embedding, final norm and head, and its peak is the plan's.");
+      else if (layout.parallel == ServeParallel::tp)
+        s.notes.push_back("Tensor-parallel generation over " + std::to_string(layout.devices) + " devices (LitGPT generate/tp.py): attention and MLP linears sharded, KV heads divided, embedding, norms and head replicated; the plan is one device's.");
+      else
+        s.notes.push_back("Hugging Face generate: a static batch, the KV cache grown to serve_seq tokens per sequence; tp is not applied.");
       break;
     case Engine::vllm:
       s.notes.push_back("CUDA graphs: captured after the KV cache is sized (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0, the default), from the 1 - gpu_memory_utilization headroom; set cuda_graph_bytes to take them from the budget.");

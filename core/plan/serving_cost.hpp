@@ -26,6 +26,14 @@ struct ServingRow {
   double usd_per_m_input = 0;           // prefill time alone, per input token
 };
 
+/// One device of a generation under the hf engine's layout (serve_parallel.hpp), at the plan's batch.
+struct ServingDevice {
+  int64_t first_layer = 0, end_layer = 0;  // the repeated layers it runs
+  bool root = false;                       // holds the embedding, final norm and head
+  int64_t weights_bytes = 0, kv_bytes = 0, transient_bytes = 0;
+  int64_t peak_bytes = 0;                  // its torch.cuda.max_memory_allocated
+};
+
 struct Serving {
   Engine engine = Engine::hf;
   int64_t tp = 1;
@@ -37,6 +45,8 @@ struct Serving {
   std::vector<ServingRow> rows;         // every card of the catalog, in order
   std::optional<size_t> priced;         // index of the priced card (option card)
   std::vector<std::string> notes;       // what this engine's numbers do not model
+  std::vector<ServingDevice> devices;   // hf engine under stack litgpt or serve_parallel: every device
+  std::string parallel;                 // serve_parallel's name when it splits ("" otherwise)
 };
 
 /// hf_batch: the serve mode's largest batch per catalog card (the card solver's answer).

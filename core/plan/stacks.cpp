@@ -3,6 +3,7 @@
 // 2026-04..08); the files and functions are in `source`. Only policies this planner models are
 // listed; a framework's other defaults (its optimizer, gradient checkpointing) stay the options'.
 #include "stacks.hpp"
+#include "serve_parallel.hpp"
 
 #include <sstream>
 
@@ -129,8 +130,54 @@ Options effective_options(const Options& o) {
   return e;
 }
 
+namespace {
+// What a generation under LitGPT's scripts or serve_parallel assumes (serve_parallel.cpp holds the
+// arithmetic and its sources).
+void generation_assumptions(const Options& o, std::vector<PolicyAssumption>& out) {
+  if (o.mode != Mode::serve || !uses_generate_layout(o)) return;
+  const std::string seq_src = "Lightning-AI/litgpt@51d5328 (2024-01-10) generate/sequentially.py, generate/tp.py; "
+                              "lit-gpt@6ba8a51 (2023-07-25) generate/base.py";
+  if (o.serve_parallel != ServeParallel::none)
+    out.push_back({"serve_parallel",
+                   o.serve_parallel == ServeParallel::layer_split
+                       ? "Layer split: block i on device i / (layers / devices) (layer_to_device); the embedding, final "
+                         "norm, head and the rope and mask caches on device 0, whose max_memory_allocated the script "
+                         "prints and the plan reports; serving.devices lists every device."
+                       : "Tensor parallel: each attention qkv and MLP linear split column- or row-wise over the devices "
+                         "(tensor_parallel_linear), n_head and n_query_groups divided by them; embedding, norms and "
+                         "head replicated; every device alike.",
+                   "serve_parallel", std::string(enum_name(serve_parallel_names, o.serve_parallel)) + " over " +
+                                         std::to_string(o.serve_devices) + " devices",
+                   seq_src});
+  if (o.stack != Stack::litgpt) return;
+  out.push_back({"litgpt_kv_cache",
+                 "LitGPT's KV cache: k and v of (1, heads, max_seq_length, head_size) per layer, heads = 1 when "
+                 "n_query_groups is 1 and n_head otherwise (grouped keys are expanded before the cache); "
+                 "max_seq_length = serve_seq, the prompt plus max_new_tokens; the layer split builds it in fp32 "
+                 "(no dtype, outside the precision context) and casts it to the activations' dtype on the first "
+                 "forward, so its fp32 size is held first.",
+                 "serve_seq", std::to_string(o.serve_seq) + " tokens",
+                 "litgpt@51d5328 lit_gpt/model.py CausalSelfAttention.build_kv_cache, KVCache.forward; "
+                 "lit-gpt@6ba8a51 lit_gpt/model.py GPT.build_kv_caches"});
+  if (o.serve_dtype == WeightDtype::nf4 || o.serve_dtype == WeightDtype::int8)
+    out.push_back({"litgpt_bnb",
+                   o.serve_dtype == WeightDtype::nf4
+                       ? "bitsandbytes 4-bit, head included (every nn.Linear is swapped); a prompt of more than one "
+                         "token dequantizes each weight to fp16 and casts it to bf16 (MatMul4Bit.forward): the widest "
+                         "linear's 4 bytes per element at prefill. bf16 activations assumed (LitGPT's bf16-true)."
+                       : "bitsandbytes LLM.int8 (InferenceLinear8bitLt), head included; loading re-quantizes each "
+                         "weight from a CUDA fp16 copy into row- and column-major int8 while the old int8 weight is "
+                         "held: the widest linear's 4 bytes per element at load.",
+                   "serve_dtype", std::string(weight_dtype_name(o.serve_dtype)),
+                   "bitsandbytes 0.40.0-0.42.0 nn/modules.py Params4bit.cuda, autograd/_functions.py MatMul4Bit; "
+                   "lit-gpt@6ba8a51 lit_gpt/utils.py quantization, quantize/bnb.py; Lightning@6dfa5cc "
+                   "fabric/plugins/precision/bitsandbytes.py _convert_layers, _Linear4bit.quantize"});
+}
+}  // namespace
+
 std::vector<PolicyAssumption> stack_assumptions(const Options& o, int64_t paged_state_bytes) {
   std::vector<PolicyAssumption> out;
+  generation_assumptions(o, out);
   if (!uses_stack_policies(o)) return out;
   const Policies p = resolve_policies(o);
   const StackRow& r = stack_row(o.stack);

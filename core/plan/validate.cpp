@@ -1,5 +1,6 @@
 // Model-dependent refusals, checked before planning (validate.hpp).
 #include "validate.hpp"
+#include "serve_parallel.hpp"
 
 #include "checks.hpp"
 
@@ -124,6 +125,7 @@ void validate_request(const Config& cfg, const Model& model, const Options& opti
   check_top_k(cfg, model);
   check_lora_targets(model, options);
   check_cards(options, catalog);
+  check_serve_parallel(model, options);
   // The densest packing in published checkpoints stores 16 values per stored scalar (2-bit GPTQ /
   // AutoRound in int32 words): fewer scalars than parameters / 16 cannot be this model's weights.
   const int64_t params = model.parameter_count();

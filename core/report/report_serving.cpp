@@ -35,9 +35,23 @@ void serving_section(JsonWriter& w, const Plan& p) {
   w.field("bandwidth_efficiency", s.bandwidth_efficiency);
   w.field("card", s.priced ? s.rows[*s.priced].card->id : std::string());
   w.field("decode_context", s.decode_context).field("decode_flops_per_token", s.decode_flops_per_token);
+  if (!s.devices.empty()) {
+    // Only under a generation layout (stack litgpt or serve_parallel): one entry per device.
+    w.key("devices").begin_array();
+    for (const auto& d : s.devices) {
+      w.begin_object();
+      w.field("end_layer", d.end_layer).field("first_layer", d.first_layer).field("kv_bytes", d.kv_bytes);
+      w.field("peak_bytes", d.peak_bytes).field("root", d.root).field("transient_bytes", d.transient_bytes);
+      w.field("weights_bytes", d.weights_bytes);
+      w.end_object();
+    }
+    w.end_array();
+  }
   w.field("engine", engine_name(s.engine)).field("max_model_len", s.max_model_len).field("mfu", s.mfu);
   w.key("notes").array_of(s.notes);
-  w.field("output_tokens", s.output_tokens).field("prefill_flops_per_token", s.prefill_flops_per_token);
+  w.field("output_tokens", s.output_tokens);
+  if (!s.parallel.empty()) w.field("parallel", s.parallel);
+  w.field("prefill_flops_per_token", s.prefill_flops_per_token);
   w.key("priced");
   if (s.priced) serving_row(w, s.rows[*s.priced]);
   else w.null();

@@ -31,9 +31,7 @@ const SCHEMA_OPTIONS = [...api.matchAll(/^\| `([a-z0-9_]+)` \|/gm)].map((m) => m
 // lacks (`name=value`, the option's intended value given), or something that is no option at all.
 const NEEDS = {
   'grad_ckpt=selective_op': "torchtitan's per-op selective activation checkpointing",
-  'parallel=pipeline': 'a fixed layer split over N devices for generation (LitGPT generate/sequentially.py)',
   'parallel=lora': 'per-rank memory of LoRA under a parallel strategy',
-  'tp=hf_engine': 'tensor-parallel generation outside the serving engines (LitGPT generate/tp.py)',
   'optimizer=muon': 'the Muon optimizer',
   'serve_dtype=fp8_mlp_only': 'an FP8 checkpoint quantized on some modules only (fbgemm_fp8)',
   'gguf=iq3_m': 'the GGUF IQ3_M file type',
