@@ -146,10 +146,8 @@ void check_serve_parallel(const Model& m, const Options& o) {
     throw Error(ErrorCode::option_value,
                 "Option serve_parallel applies to the hf engine (generation scripts); the other engines split by tp.",
                 "serve_parallel");
+  // One device is a valid run of either script (the whole model on cuda:0).
   const int64_t n = o.serve_devices;
-  if (n < 2)
-    throw Error(ErrorCode::option_value, "Option serve_parallel needs serve_devices of 2 or more, got " + std::to_string(n) + ".",
-                "serve_devices");
   if (o.serve_parallel == ServeParallel::layer_split) {
     // sequentially.py: "Only balanced partitioning is implemented: n_layer=..., devices ..."
     if (m.dims.layers % n != 0)

@@ -51,8 +51,8 @@ int64_t generate_device_peak(const GenerateDevice& d, int64_t batch, int64_t wor
 
 /// serve_parallel's split must divide the model as the scripts require: sequentially.py raises
 /// unless the layers divide by the devices; tp.py unless every sharded linear's dimension does.
-/// Error(option_value, path "serve_devices") otherwise, and serve_parallel with one device or
-/// another engine is refused the same way (path "serve_parallel").
+/// Error(option_value, path "serve_devices") otherwise; serve_parallel under another engine is
+/// refused the same way (path "serve_parallel").
 void check_serve_parallel(const Model& model, const Options& opt);
 
 }  // namespace cardfit

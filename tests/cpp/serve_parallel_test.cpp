@@ -116,7 +116,7 @@ TEST_CASE("serve_parallel refuses splits the scripts refuse, naming serve_device
   };
   CHECK(code_path({{"serve_parallel", "layer_split"}, {"serve_devices", 3}}) == "options.value serve_devices");
   CHECK(code_path({{"serve_parallel", "tp"}, {"serve_devices", 5}}) == "options.value serve_devices");
-  CHECK(code_path({{"serve_parallel", "tp"}, {"serve_devices", 1}}) == "options.value serve_devices");
+  CHECK(code_path({{"serve_parallel", "tp"}, {"serve_devices", 1}}) == "ok");  // the whole model on one device
   CHECK(code_path({{"serve_parallel", "tp"}, {"serve_devices", 4}, {"engine", "vllm"}}) == "options.value serve_parallel");
   CHECK(code_path({{"serve_parallel", "layer_split"}, {"serve_devices", 5}}) == "ok");
 }
