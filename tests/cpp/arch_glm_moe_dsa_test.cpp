@@ -107,7 +107,9 @@ TEST_CASE("GLM-5: training keeps nothing of the indexer and gives its weights no
   const Options opt;
   // Full fine-tune: the indexer runs under torch.no_grad(), so AdamW never sees its weights.
   const MemoryPlan p = plan_memory(m, opt, Mode::full, 1, 1024, {});
-  CHECK(p.trainable_params == total - L * indexer);
+  CHECK(p.trainable_params == total);  // they still require grad
+  // AdamW's two fp32 states for every parameter that gets a gradient: all but the indexers'.
+  CHECK(component(p, "optimizer_states") == 8 * (total - L * indexer));
   // None of the indexer's nodes saves anything for backward.
   const StepSetup s = make_setup(m, opt, Mode::full);
   size_t layer0 = 0;
