@@ -161,6 +161,13 @@ struct Node {
   NodeRef tied_to;                          // a head whose weight is this embedding node's
   bool routed_output = false;               // an expert projection whose output the router weights
   bool ffn_activation = false;              // the activation of a feed-forward (its width: the MLP's)
+  // A parameter-free scorer of the context's keys (DeepSeek Sparse Attention's lightning indexer,
+  // arch/dsa_indexer.hpp): per (query, key) 2 · score_heads · (score_dim + 1) FLOPs (q·k in each head,
+  // then the heads' weighted sum) and fp32 scores [score_heads, queries, keys] held at once; 0: none.
+  int64_t score_heads = 0, score_dim = 0;
+  // Runs under torch.no_grad(): keeps nothing for backward, its parameters get no gradient (so no
+  // optimizer state), its FLOPs are forward only (the indexer's forward is @torch.no_grad()).
+  bool no_grad = false;
 };
 
 enum class BlockKind : uint8_t {

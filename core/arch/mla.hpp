@@ -19,9 +19,14 @@ struct MlaSpec {
   bool bias = false;             // attention_bias: q_a_proj, kv_a_proj_with_mqa and o_proj
   NormKind latent_norm = NormKind::rmsnorm;
   int64_t window = 0;
+  // DeepSeek Sparse Attention (GLM-5): a lightning indexer (dsa_indexer.hpp) reads x and the query
+  // latent and picks index_topk keys per query; its keys (index_head_dim per token) are cached beside
+  // the latent. 0 heads: no indexer. Needs q_lora_rank > 0.
+  int64_t index_heads = 0, index_head_dim = 0, index_topk = 0;
+  bool index_runs = true;  // false: the layer reuses the previous layer's top-k; its indexer never runs
 };
 /// q (or q_a, q_a_layernorm, q_b), kv_a_proj_with_mqa, kv_a_layernorm, kv_b_proj, the attention op
-/// (cache_dim = kv_lora_rank + qk_rope_head_dim), o_proj.
+/// (cache_dim = kv_lora_rank + qk_rope_head_dim, + index_head_dim with a running indexer), o_proj.
 void mla_attention_block(ModelBuilder& b, const MlaSpec& spec);
 
 }  // namespace cardfit

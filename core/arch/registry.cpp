@@ -7,6 +7,7 @@
 #include "families/wrappers.hpp"
 #include "families/zoo2026.hpp"
 #include "families/hybrids2026.hpp"
+#include "families/glm_moe_dsa.hpp"
 #include "stored_extras.hpp"
 #include "stored_format.hpp"
 
@@ -115,6 +116,7 @@ const std::vector<Family>& family_registry() {
       {"falcon_h1", families::falcon_h1},
       {"minimax", families::minimax},
       {"qwen3_omni_moe_text", families::qwen3_omni_moe_text},
+      {"glm_moe_dsa", families::glm_moe_dsa},
   };
   return list;
 }

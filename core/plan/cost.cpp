@@ -44,7 +44,7 @@ Flops count(const Model& m, const Options& opt, Mode mode, int64_t seq, int64_t 
         a = 2.0 * double(opt.lora_rank) * double(lookup ? ld.out : ld.in + ld.out) * double(n.active) * t;
       }
       block_forward += fl + a;
-      if (!recorded[bi]) {
+      if (!recorded[bi] || n.no_grad) {  // no backward: forward only
         f.untracked += fl + a;
       } else if (n.op == Op::attention) {
         f.attention += fl;

@@ -207,8 +207,12 @@ double forward_flops_per_token(const Node& n, int64_t seq) {
       // QK^T and PV: 2 FLOPs per multiply-add each.
       return 2.0 * double(g.heads) * double(g.head_dim + g.v_head_dim) * attended_span(g, seq);
     }
-    default:
-      return 0;
+    default: {
+      // A key scorer (the DSA indexer) over the causal span, as attention's products are counted.
+      if (n.score_heads <= 0) return 0;
+      AttentionGeom causal;
+      return 2.0 * double(n.score_heads) * double(n.score_dim + 1) * attended_span(causal, seq);
+    }
   }
 }
 
@@ -328,7 +332,11 @@ Dequant dequantized_bytes(QuantKind q, int64_t elements, int input_bytes) {
 
 }  // namespace
 
-BlockCost block_cost(const Model& m, size_t bi, const StepSetup& s, int64_t seq, int64_t decoder_seq) {
+BlockCost block_cost(const Model& m, size_t bi, const StepSetup& setup, int64_t seq, int64_t decoder_seq) {
+  const StepSetup& s = setup;
+  // A node under torch.no_grad() runs as in inference: it keeps nothing for backward.
+  StepSetup untracked = setup;
+  untracked.train = false;
   const Block& b = m.blocks[bi];
   const auto& nodes = b.nodes;
   BlockCost out;
@@ -347,6 +355,7 @@ BlockCost block_cost(const Model& m, size_t bi, const StepSetup& s, int64_t seq,
   out.input = mul(mul(hidden, T), s.stream);
   int64_t widest = hidden;  // most elements per token live at once inside one op (working set)
   int64_t eager_scores = 0; // heads × q × k of an eager attention (per sample)
+  int64_t key_scores = 0;   // heads × q × k of a key scorer (the DSA indexer's fp32 einsum, per sample)
   int64_t flash_accum = 0;  // per token: fp32 dq accumulator of a flash/SDPA backward
   int64_t head_lora_forward = 0, head_lora_backward = 0;  // per token: a LoRA'd head's transients
   int64_t fp8_forward = 0, fp8_backward = 0;  // per token: Float8Linear's fp8 casts (1 byte each)
@@ -373,6 +382,7 @@ BlockCost block_cost(const Model& m, size_t bi, const StepSetup& s, int64_t seq,
 
   for (size_t i = 0; i < nodes.size(); ++i) {
     const Node& n = nodes[i];
+    const StepSetup& s = n.no_grad ? untracked : setup;
     const int64_t Tn = node_tokens(m, bi, i, seq, decoder_seq, s.images);
     w.at(i, Tn);
     Ten result;
@@ -578,6 +588,8 @@ BlockCost block_cost(const Model& m, size_t bi, const StepSetup& s, int64_t seq,
         break;
       }
       default: {  // conv1d and the parameter-free ops (pooling, the MoE weighted sum)
+        // The DSA indexer scores every key of the sequence at once: [heads, queries, keys] in fp32.
+        if (n.score_heads > 0) key_scores = std::max(key_scores, mul(mul(n.score_heads, Tn), T));
         if (s.train && n.in > 0) {
           const Ten x = n.inputs.empty() ? w.fresh(n.in, c) : input(n, 0, n.in);
           w.save(x.width == n.in ? x : w.fresh(n.in, c));
@@ -601,6 +613,8 @@ BlockCost block_cost(const Model& m, size_t bi, const StepSetup& s, int64_t seq,
     out.forward = add(out.forward, scores);
     out.backward = add(out.backward, scores);
   }
+  // The indexer's einsum output and relu's out-of-place copy of it, both fp32, live together.
+  if (key_scores > 0) out.forward = add(out.forward, mul(key_scores, 8));
   return out;
 }
 

@@ -526,7 +526,10 @@ MemoryModel::MemoryModel(const Model& m, const Options& given, Mode mode, int64_
       } else {
         weights[bi] = add(weights[bi], mul(n.params, s.base));
       }
-      if (full && n.params > 0) {
+      // A node under torch.no_grad() gets no gradient, so AdamW never makes its states; its
+      // parameters still require grad (counted as trainable, as blocks that do not run are).
+      if (full && n.no_grad) idle_trainable = add(idle_trainable, n.params);
+      if (full && n.params > 0 && !n.no_grad) {
         // Trainable tensors, roughly as stored (one matrix per linear, vectors for norms/biases).
         if (n.op == Op::linear || n.op == Op::head || n.op == Op::router) {
           // The weight matrix (a router's is [experts, in]: wel counts only the linears'), then the
