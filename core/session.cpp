@@ -37,6 +37,8 @@ struct Traced {
   std::string text;
   Config config;  // kept for the refusals that read the config beside the options (validate.hpp)
   Model model;
+  // Each mode's memory model by the options it reads, across re-plans of this text (memory_cache.hpp).
+  mutable MemoryCache memory;
 };
 
 std::string error_json(const Error& e) {
@@ -85,7 +87,7 @@ struct Planner::State {
       }
     Config config = Config::parse(text);
     Model model = trace_model(config);
-    traced.push_front({std::string(text), std::move(config), std::move(model)});
+    traced.push_front({std::string(text), std::move(config), std::move(model), {}});
     size_t kept = 0, count = 0;  // the newest is always kept; older ones while both bounds hold
     for (auto it = traced.begin(); it != traced.end();) {
       const size_t n = tensors_of(it->model);
@@ -124,7 +126,7 @@ Planned make(Planner::State& s, std::string_view config_text, std::string_view o
     p.catalog = std::shared_ptr<const Catalog>(std::shared_ptr<const Catalog>(), &catalog);  // not owned
   else
     p.catalog = std::make_shared<const Catalog>(request_catalog(catalog, p.options));
-  p.plan = make_plan(p.traced->model, p.options, *p.catalog);
+  p.plan = make_plan(p.traced->model, p.options, *p.catalog, &p.traced->memory);
   return p;
 }
 

@@ -7,6 +7,7 @@
 
 #include "cards.hpp"
 #include "memory.hpp"
+#include "memory_cache.hpp"
 #include "serving_cost.hpp"
 #include "parallel.hpp"
 
@@ -73,7 +74,7 @@ struct Plan {
   int64_t seq = 0, serve_seq = 0;
   MemoryPlan requested;               // options.mode at options.batch
   MemoryPlan modes[4];                // batch 1 per mode
-  std::vector<MemoryModel> memory;    // per mode (indexed by Mode): what the solver and curves evaluate
+  MemoryModels memory;                // per mode (indexed by Mode): what the solver and curves evaluate
   std::vector<CardRow> cards;
   Cost cost;
   std::vector<Assumption> assumptions;
@@ -91,6 +92,8 @@ struct Plan {
 /// measured / estimated peak over the dev-set points the model under-estimates.
 extern const double kBorderlineFactor;
 
-Plan make_plan(const Model& model, const Options& options, const Catalog& catalog);
+/// `cache`, when given, holds the memory models of earlier plans of this Model (memory_cache.hpp):
+/// the plan is the same with or without it.
+Plan make_plan(const Model& model, const Options& options, const Catalog& catalog, MemoryCache* cache = nullptr);
 
 }  // namespace cardfit

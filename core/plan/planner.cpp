@@ -231,7 +231,7 @@ void add_assumptions(Plan& p, const Model& m, const Catalog& cat) {
 }
 }  // namespace
 
-Plan make_plan(const Model& m, const Options& options, const Catalog& cat) {
+Plan make_plan(const Model& m, const Options& options, const Catalog& cat, MemoryCache* cache) {
   Plan p;
   p.options = options;
   p.seq = options.seq > 0 ? options.seq : default_seq(m);
@@ -245,16 +245,15 @@ Plan make_plan(const Model& m, const Options& options, const Catalog& cat) {
   auto seq_of = [&](Mode mode) { return mode == Mode::serve ? p.serve_seq : p.seq; };
   const Overheads& ov = p.overheads;
 
-  std::vector<MemoryModel>& memory = p.memory;
-  memory.reserve(4);
+  MemoryModels& memory = p.memory;
   for (Mode mode : all_modes) {
-    memory.emplace_back(m, options, mode, seq_of(mode), ov);
-    p.modes[int(mode)] = memory.back().at(1);
+    memory.push_back(cache ? cache->get(m, options, mode, seq_of(mode), ov)
+                           : std::make_shared<ModeMemory>(m, options, mode, seq_of(mode), ov));
+    p.modes[int(mode)] = memory[size_t(int(mode))].at(1);
   }
   p.requested = memory[int(options.mode)].at(options.batch);
 
   const double factor = p.borderline_factor;
-  std::array<std::optional<SplitSolver>, 4> solvers;  // built on first need, shared by the cards
   for (const auto& card : cat.cards) {
     CardRow row;
     row.card = &card;
@@ -272,8 +271,8 @@ Plan make_plan(const Model& m, const Options& options, const Catalog& cat) {
         row.safe_batch[mi] = mm.largest_batch(safe_peak(mm, cap, factor), row.max_batch[mi]);
         row.borderline[mi] = row.safe_batch[mi] == 0;  // holds batch 1 only within the model's error
       } else {
-        if (!solvers[size_t(mi)]) solvers[size_t(mi)].emplace(mm);
-        row.split[mi] = solvers[size_t(mi)]->split(cap, std::max<int64_t>(1, options.cost_batch));
+        // The solver is built on first need and shared by the cards (and, cached, by later plans).
+        row.split[mi] = memory.mode(size_t(mi)).solver().split(cap, std::max<int64_t>(1, options.cost_batch));
       }
     }
     p.cards.push_back(std::move(row));

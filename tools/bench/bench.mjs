@@ -33,6 +33,9 @@ const WANT_STAGES = !args.includes('--no-stages');
 const calls = {
   full_plan: (api, config, options, run) => api.plan(config + '\n'.repeat(run), options),
   replan: (api, config, options, run) => api.plan(config, { ...options, lora_rank: 8 + run }),
+  // A change no memory model reads (the cost's epochs): the core's memory models come from its
+  // cache (core/plan/memory_cache.hpp).
+  replan_cost: (api, config, options, run) => api.plan(config, { ...options, epochs: 2 + run }),
 };
 
 // ---- The cases: texts written once, read by both halves -------------------------------------
@@ -55,9 +58,12 @@ const runsFor = (ms) => Math.max(1, Math.min(RUNS, ms)); // fewer runs for the s
 const cases = [
   { case: 'gemma-2-9b-it full plan', calls: 'plan', runs: RUNS, configs: [gemma], options: {} },
   { case: 'gemma-2-9b-it re-plan (new LoRA rank)', calls: 'replan', runs: RUNS, configs: [gemma], options: {} },
+  { case: 'gemma-2-9b-it re-plan (new epochs)', calls: 'replan_cost', runs: RUNS, configs: [gemma], options: {} },
   { case: 'DeepSeek-V3 full plan', calls: 'plan', runs: runsFor(5), configs: [deepseek], options: {} },
   { case: 'DeepSeek-V3 re-plan (new LoRA rank)', calls: 'replan', runs: runsFor(5), configs: [deepseek], options: {} },
+  { case: 'DeepSeek-V3 re-plan (new epochs)', calls: 'replan_cost', runs: runsFor(5), configs: [deepseek], options: {} },
   ...llamaLayers.map((n) => ({ case: `llama ${n} layers full plan`, calls: 'plan', runs: runsFor(5), configs: [llama[n]], options: {} })),
+  ...llamaLayers.slice(-1).map((n) => ({ case: `llama ${n} layers re-plan (new LoRA rank)`, calls: 'replan', runs: runsFor(5), configs: [llama[n]], options: {} })),
   { case: `all ${allGolden.length} golden configs`, calls: 'configs', runs: runsFor(3), configs: allGolden, options: {} },
 ];
 // Native only: where one handle() spends its time, step by step.
@@ -95,7 +101,8 @@ if (WANT_WASM) {
     for (let r = 0; r < c.runs; r++) {
       const t0 = performance.now(), c0 = process.cpuUsage();
       for (const text of texts) {
-        const report = c.calls === 'replan' ? calls.replan(api, text, c.options, r) : calls.full_plan(api, text, c.options, r + 1);
+        const report = c.calls === 'plan' || c.calls === 'configs' ? calls.full_plan(api, text, c.options, r + 1)
+          : calls[c.calls](api, text, c.options, r);
         if (!report.ok) throw new Error(`${c.case}: ${JSON.stringify(report.error)}`);
         if (r === 0) bytes = Math.max(bytes, Buffer.byteLength(JSON.stringify(report)));
       }

@@ -17,4 +17,10 @@ inline std::string replan(cardfit::Planner& p, const std::string& config, const 
   const std::string rank = "\"lora_rank\":" + std::to_string(8 + run);
   return p.plan(config, options == "{}" ? "{" + rank + "}" : options.substr(0, options.size() - 1) + "," + rank + "}");
 }
+// An option change that no memory model reads (epochs: the cost only), so the four memory models
+// and their multi-card cuts come from the cache (core/plan/memory_cache.hpp).
+inline std::string replan_cost(cardfit::Planner& p, const std::string& config, const std::string& options, int run) {
+  const std::string epochs = "\"epochs\":" + std::to_string(2 + run);
+  return p.plan(config, options == "{}" ? "{" + epochs + "}" : options.substr(0, options.size() - 1) + "," + epochs + "}");
+}
 }  // namespace bench

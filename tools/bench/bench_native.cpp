@@ -3,10 +3,10 @@
 // JSON line per case: {"case", "runs", "median_ms", "min_ms",
 // "median_cpu_ms", "bytes", "configs"} (CPU time: steadier than the wall clock on a shared machine).
 //   cardfit_bench CASES.json
-// CASES.json: [{"case": "...", "calls": "plan"|"replan"|"configs", "runs": N,
+// CASES.json: [{"case": "...", "calls": "plan"|"replan"|"replan_cost"|"configs", "runs": N,
 //               "configs": ["path", ...], "options": {...}}]
 // "plan": configs[0] planned as a new text (traced); "replan": an option change on a config already
-// planned (trace cached);
+// planned (trace cached); "replan_cost": a change no memory model reads (its models cached too);
 // "configs": every config in turn (a configs/s figure, as the CLI's JSON Lines mode); "stages"
 // (native only): the median of each step of handle() (bench_stages.hpp).
 #include <algorithm>
@@ -76,8 +76,9 @@ int main(int argc, char** argv) {
     for (int r = 0; r < runs; ++r) {
       const double t0 = now_ms(), c0 = cpu_ms();
       for (const auto& text : texts) {
-        const std::string out = calls == "replan" ? bench::replan(planner, text, options, r)
-                                                  : bench::full_plan(planner, text, options, r + 1);
+        const std::string out = calls == "replan"        ? bench::replan(planner, text, options, r)
+                                : calls == "replan_cost" ? bench::replan_cost(planner, text, options, r)
+                                                         : bench::full_plan(planner, text, options, r + 1);
         bytes = std::max(bytes, out.size());
       }
       ms.push_back(now_ms() - t0);

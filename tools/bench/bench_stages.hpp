@@ -1,6 +1,7 @@
 // Native only: handle()'s steps timed one by one (where a plan's time goes), and the planner alone.
 // Mirrors core/session.cpp's plan path (trace, plan, checks, the core report written straight to a
-// string); if that changes, change this with it.
+// string); if that changes, change this with it. It plans without core/session.cpp's memory cache
+// (plan/memory_cache.hpp): the steps of a first plan.
 #pragma once
 #include <chrono>
 #include <map>
