@@ -19,6 +19,8 @@
 #include "test_util.hpp"
 
 using nlohmann::json;
+using cardfit::StoredDtype;
+using cardfit::stored_dtype_name;
 
 namespace {
 // Llama-3-8B: 32 layers of q [4096, 4096], k and v [1024, 4096], o [4096, 4096], gate and up
