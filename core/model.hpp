@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "arch/stored_dtype.hpp"
+
 namespace cardfit {
 
 using Shape = std::vector<int64_t>;
@@ -270,17 +272,26 @@ const char* extra_role_name(ExtraRole role);
 struct StoredExtra {
   Tensor tensor;              // name and shape as stored; role/linear say what it is (for scales of an MTP layer)
   ExtraRole role = ExtraRole::mtp;
-  std::string dtype;          // the safetensors dtype ("BF16", "U8", "F32", "F8_E4M3", "I64")
+  StoredDtype dtype = StoredDtype::unset;  // as stored (arch/stored_dtype.hpp: BF16, U8, F32, F8_E4M3, I64, ...)
   std::string replaces;       // quant_blocks: the parameter whose values it packs (not stored as itself)
   int64_t values_per_element = 1;  // quant_blocks: values each stored element packs (MXFP4: 2)
   bool of_mtp = false;        // stored for an MTP layer (its scales): not loaded by the model class either
   int32_t of_tensor = -1;     // index in Model::tensors of the parameter it packs or scales (-1: none, MTP);
                               // the typed link plan/ follows (names are for checkpoint matching only)
-  std::string of_tensor_dtype;  // the dtype that parameter is stored at as itself ("F8_E4M3", "I8"; "" 16-bit)
-  std::string served_dtype;   // what serving holds instead of the stored dtype ("" as stored, "-" not held:
-                              // vLLM dequantizes bitsandbytes' nested absmax to F32 and parses the JSON)
+  StoredDtype of_tensor_dtype = StoredDtype::unset;  // the dtype that parameter is stored at as itself
+                                                    // (F8_E4M3, I8; unset: 16-bit)
+  StoredDtype served_dtype = StoredDtype::unset;  // what serving holds instead of the stored dtype (unset: as
+                                                  // stored; vLLM dequantizes bitsandbytes' nested absmax to F32)
+  bool served = true;         // false: not held when serving (vLLM parses the quant_state JSON, drops the nested tensors)
   int64_t variable_max = 0;   // up to this many elements beyond its shape, data-dependent (the digits of a
                               // bitsandbytes nested_offset in its quant_state JSON); the shape is the least
+};
+
+/// A pre-quantized bitsandbytes checkpoint's quantization (quantization_config load_in_4bit / load_in_8bit,
+/// bnb_4bit_quant_type, bnb_4bit_use_double_quant): the base QLoRA trains on (plan/checkpoint_quant.hpp).
+struct StoredBnb {
+  enum class Kind : uint8_t { nf4, fp4, int8 } kind = Kind::nf4;
+  bool double_quant = false;
 };
 
 /// The weights as a quantized checkpoint stores them (arch/stored_format.hpp), for serving as stored.
@@ -299,6 +310,7 @@ struct Model {
   std::vector<Tensor> buffers;    // non-parameter tensors the published checkpoint stores
   std::vector<StoredExtra> stored_extras;  // what the checkpoint stores beyond them (MTP, scales, blocks)
   std::string stored_format;      // quantization_config.quant_method of the published weights ("" none)
+  std::optional<StoredBnb> stored_bnb;  // stored_format bitsandbytes: its quantization
   std::vector<Block> blocks;
   std::vector<ValueInfo> values;  // the dataflow graph's values, indexed by ValueId
   ModelFacts facts;

@@ -58,7 +58,7 @@ export interface PlanOptions {
   checkpoint_dtype?: 'bf16' | 'fp16' | 'fp32';
   /** LoRA rank r of every adapter. An integer in [1, 65536]. Default: 16. CLI: `--lora-rank N`. */
   lora_rank?: number;
-  /** How QLoRA stores the frozen base: bitsandbytes NF4/FP4, LLM.int8 or GPTQ int4. Default: "nf4". CLI: `--qlora-quant`. */
+  /** How QLoRA stores the frozen base: bitsandbytes NF4/FP4, LLM.int8 or GPTQ int4. Default: the checkpoint's (load_in_8bit: int8, else bnb_4bit_quant_type) where its config has a bitsandbytes quantization_config, else nf4. CLI: `--qlora-quant`. */
   qlora_quant?: 'nf4' | 'fp4' | 'int8' | 'gptq';
   /** Which linears QLoRA quantizes: all (every nn.Linear but the head) or only the LoRA-adapted ones (the rest 16-bit). Default: "all". CLI: `--quantize`. */
   quantize?: 'all' | 'adapted';
@@ -168,7 +168,7 @@ export interface PlanOptions {
   dropout?: number;
   /** Encoder-decoder: target tokens per sample. An integer in [1, 16777216]. Default: `seq`. CLI: `--decoder-seq N`. */
   decoder_seq?: number;
-  /** bitsandbytes double quantization of the 4-bit constants (bnb_4bit_use_double_quant). Default: true. CLI: `--double-quant true|false`. */
+  /** bitsandbytes double quantization of the 4-bit constants (bnb_4bit_use_double_quant). Default: the checkpoint's bnb_4bit_use_double_quant where its config has a bitsandbytes quantization_config, else true. CLI: `--double-quant true|false`. */
   double_quant?: boolean;
   /** bitsandbytes release: 0.39-0.43.1 keep each 4-bit linear's input for backward, 0.43.2+ do not. Default: "0.43.2+". CLI: `--bnb-version`. */
   bnb_version?: '0.43.2+' | '0.39-0.43.1';

@@ -70,18 +70,20 @@ void add_bitsandbytes_extras(const Config& q, Model& m, const std::string& torch
   require(type == "nf4" || type == "fp4", q, "bnb_4bit_quant_type", q.path_of("bnb_4bit_quant_type") + " must be \"nf4\" or \"fp4\".");
   const bool nested = q.boolean_or("bnb_4bit_use_double_quant", false);
   const std::string storage = q.string_or("bnb_4bit_quant_storage", "uint8");
-  std::string storage_dtype;
-  int64_t item = 1;
-  if (storage == "uint8") storage_dtype = "U8";
-  else if (storage == "int8") storage_dtype = "I8";
-  else if (storage == "bfloat16") { storage_dtype = "BF16"; item = 2; }
-  else if (storage == "float16") { storage_dtype = "F16"; item = 2; }
-  else if (storage == "float32") { storage_dtype = "F32"; item = 4; }
-  require(!storage_dtype.empty(), q, "bnb_4bit_quant_storage",
+  StoredDtype storage_dtype = StoredDtype::unset;
+  if (storage == "uint8") storage_dtype = StoredDtype::u8;
+  else if (storage == "int8") storage_dtype = StoredDtype::i8;
+  else if (storage == "bfloat16") storage_dtype = StoredDtype::bf16;
+  else if (storage == "float16") storage_dtype = StoredDtype::f16;
+  else if (storage == "float32") storage_dtype = StoredDtype::f32;
+  const int64_t item = stored_dtype_bytes(storage_dtype);
+  require(storage_dtype != StoredDtype::unset, q, "bnb_4bit_quant_storage",
           q.path_of("bnb_4bit_quant_storage") + " must be uint8, int8, bfloat16, float16 or float32.");
   std::string dtype = torch_dtype.empty() ? "float16" : torch_dtype;
   if (dtype.rfind("torch.", 0) == 0) dtype = dtype.substr(6);
   const std::vector<std::string> skip = q.string_list("llm_int8_skip_modules");
+  m.stored_bnb = StoredBnb{eight ? StoredBnb::Kind::int8 : type == "nf4" ? StoredBnb::Kind::nf4 : StoredBnb::Kind::fp4,
+                           !eight && nested};
 
   std::vector<std::string> odd;
   for (size_t i = 0; i < m.tensors.size(); ++i) {
@@ -95,18 +97,18 @@ void add_bitsandbytes_extras(const Config& q, Model& m, const std::string& torch
     const int32_t index = int32_t(i);
     const std::string stem = t.name.substr(0, t.name.size() - 6);  // "....q_proj."
     const int64_t out = t.shape[0], in = t.shape[1];
-    auto add = [&](std::string name, Shape shape, ExtraRole role, std::string dt) -> StoredExtra& {
+    auto add = [&](std::string name, Shape shape, ExtraRole role, StoredDtype dt) -> StoredExtra& {
       StoredExtra x;
       x.tensor = make(std::move(name), std::move(shape), t.role);
       x.role = role;
-      x.dtype = std::move(dt);
+      x.dtype = dt;
       x.of_tensor = index;
       m.stored_extras.push_back(std::move(x));
       return m.stored_extras.back();
     };
     if (eight) {
-      add(stem + "SCB", {out}, ExtraRole::quant_scale, "F32").of_tensor_dtype = "I8";
-      add(stem + "weight_format", {}, ExtraRole::quant_state, "U8").served_dtype = "-";
+      add(stem + "SCB", {out}, ExtraRole::quant_scale, StoredDtype::f32).of_tensor_dtype = StoredDtype::i8;
+      add(stem + "weight_format", {}, ExtraRole::quant_state, StoredDtype::u8).served = false;
       continue;
     }
     const int64_t n = checked_mul(out, in, "a bitsandbytes weight");
@@ -119,16 +121,16 @@ void add_bitsandbytes_extras(const Config& q, Model& m, const std::string& torch
     w.replaces = t.name;
     w.values_per_element = 2 * item;
     const int64_t blocks = ceil_div(n, kBlock);
-    StoredExtra& absmax = add(t.name + ".absmax", {blocks}, ExtraRole::quant_scale, nested ? "U8" : "F32");
-    if (nested) absmax.served_dtype = "F32";
-    add(t.name + ".quant_map", {16}, ExtraRole::lookup_table, "F32");
+    StoredExtra& absmax = add(t.name + ".absmax", {blocks}, ExtraRole::quant_scale, nested ? StoredDtype::u8 : StoredDtype::f32);
+    if (nested) absmax.served_dtype = StoredDtype::f32;
+    add(t.name + ".quant_map", {16}, ExtraRole::lookup_table, StoredDtype::f32);
     if (nested) {
-      add(t.name + ".nested_absmax", {ceil_div(blocks, kNestedBlock)}, ExtraRole::quant_scale, "F32").served_dtype = "-";
-      add(t.name + ".nested_quant_map", {256}, ExtraRole::lookup_table, "F32").served_dtype = "-";
+      add(t.name + ".nested_absmax", {ceil_div(blocks, kNestedBlock)}, ExtraRole::quant_scale, StoredDtype::f32).served = false;
+      add(t.name + ".nested_quant_map", {256}, ExtraRole::lookup_table, StoredDtype::f32).served = false;
     }
     const std::string text = bnb_quant_state_json(type, kBlock, dtype, t.shape, nested, std::string(size_t(kOffsetMin), '0'));
-    StoredExtra& js = add(t.name + ".quant_state.bitsandbytes__" + type, {int64_t(text.size())}, ExtraRole::quant_state, "U8");
-    js.served_dtype = "-";
+    StoredExtra& js = add(t.name + ".quant_state.bitsandbytes__" + type, {int64_t(text.size())}, ExtraRole::quant_state, StoredDtype::u8);
+    js.served = false;
     if (nested) js.variable_max = kOffsetMax - kOffsetMin;
   }
   if (!odd.empty())

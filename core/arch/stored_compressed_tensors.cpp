@@ -53,16 +53,17 @@ struct Args {
   int64_t b0 = 0, b1 = 0;
   std::string dynamic = "false";  // "true", "false", "local"
   bool actorder_group = false;
-  std::string scale_dtype, zp_dtype;  // safetensors names; "" default
+  StoredDtype scale_dtype = StoredDtype::unset, zp_dtype = StoredDtype::unset;  // unset: the default
 };
 
-std::string st_dtype(const Config& c, const std::string& key) {
+StoredDtype st_dtype(const Config& c, const std::string& key) {
   std::string v = c.string_or(key, "");
-  if (v.empty()) return "";
+  if (v.empty()) return StoredDtype::unset;
   if (v.rfind("torch.", 0) == 0) v = v.substr(6);
-  static const std::map<std::string, std::string> names = {
-      {"bfloat16", "BF16"}, {"float16", "F16"}, {"half", "F16"}, {"float32", "F32"}, {"float", "F32"},
-      {"float8_e4m3fn", "F8_E4M3"}, {"int8", "I8"}, {"int32", "I32"}, {"uint8", "U8"}};
+  static const std::map<std::string, StoredDtype> names = {
+      {"bfloat16", StoredDtype::bf16}, {"float16", StoredDtype::f16},         {"half", StoredDtype::f16},
+      {"float32", StoredDtype::f32},   {"float", StoredDtype::f32},           {"float8_e4m3fn", StoredDtype::f8_e4m3},
+      {"int8", StoredDtype::i8},       {"int32", StoredDtype::i32},           {"uint8", StoredDtype::u8}};
   const auto it = names.find(v);
   require(it != names.end(), c, key, c.path_of(key) + " \"" + v + "\" is not a dtype cardfit knows.");
   return it->second;
@@ -104,7 +105,7 @@ Args read_args(const Config& g, const std::string& key) {
   }
   a.scale_dtype = st_dtype(c, "scale_dtype");
   a.zp_dtype = st_dtype(c, "zp_dtype");
-  if (a.zp_dtype.empty()) a.zp_dtype = a.is_float ? "F8_E4M3" : "I8";
+  if (a.zp_dtype == StoredDtype::unset) a.zp_dtype = a.is_float ? StoredDtype::f8_e4m3 : StoredDtype::i8;
   return a;
 }
 
@@ -183,7 +184,7 @@ Tensor make(std::string name, Shape shape, Role role) {
 }
 }  // namespace
 
-void add_compressed_tensors_extras(const Config& q, Model& m, const std::string& weight_dtype) {
+void add_compressed_tensors_extras(const Config& q, Model& m, StoredDtype weight_dtype) {
   const std::string top = q.string_or("format", "");
   std::vector<Group> groups;
   if (q.has_object("config_groups")) {
@@ -215,14 +216,14 @@ void add_compressed_tensors_extras(const Config& q, Model& m, const std::string&
   std::vector<Pattern> ignore;
   for (const auto& t : q.string_list("ignore")) ignore.push_back(compile(t, q, "ignore"));
 
-  const std::string scale16 = weight_dtype.empty() ? "BF16" : weight_dtype;
+  const StoredDtype scale16 = weight_dtype == StoredDtype::unset ? StoredDtype::bf16 : weight_dtype;
   std::vector<std::string> unsupported;
   const size_t first_extra = m.stored_extras.size();
-  auto add = [&](Tensor t, ExtraRole role, std::string dtype, int32_t index) -> StoredExtra& {
+  auto add = [&](Tensor t, ExtraRole role, StoredDtype dtype, int32_t index) -> StoredExtra& {
     StoredExtra x;
     x.tensor = std::move(t);
     x.role = role;
-    x.dtype = std::move(dtype);
+    x.dtype = dtype;
     x.of_tensor = index;
     m.stored_extras.push_back(std::move(x));
     return m.stored_extras.back();
@@ -249,50 +250,50 @@ void add_compressed_tensors_extras(const Config& q, Model& m, const std::string&
     const int32_t index = int32_t(i);
     const Role role = t.role;
     const Shape qs = qparam_shape(w, out, in);
-    std::string scale_dtype = w.scale_dtype.empty() ? scale16 : w.scale_dtype;
+    StoredDtype scale_dtype = w.scale_dtype == StoredDtype::unset ? scale16 : w.scale_dtype;
     if (format == "naive-quantized" || format == "float-quantized" || format == "int-quantized") {
       add(make(stem + "weight_scale", qs, role), ExtraRole::quant_scale, scale_dtype, index).of_tensor_dtype =
-          w.is_float ? "F8_E4M3" : "I8";
+          w.is_float ? StoredDtype::f8_e4m3 : StoredDtype::i8;
       if (!w.symmetric) add(make(stem + "weight_zero_point", qs, role), ExtraRole::quant_scale, w.zp_dtype, index);
     } else if (format == "pack-quantized") {
       if (w.is_float) { unsupported.push_back(module + " (pack-quantized float weights)"); continue; }
       StoredExtra& p = add(make(stem + "weight_packed", {out, ceil_div(checked_mul(in, w.bits), 32)}, role),
-                           ExtraRole::quant_blocks, "I32", index);
+                           ExtraRole::quant_blocks, StoredDtype::i32, index);
       p.replaces = t.name;
       p.values_per_element = 32 % w.bits == 0 ? 32 / w.bits : 1;  // 3, 5, 6, 7 bits straddle words
-      add(make(stem + "weight_shape", {2}, role), ExtraRole::quant_state, "I64", index);
+      add(make(stem + "weight_shape", {2}, role), ExtraRole::quant_state, StoredDtype::i64, index);
       add(make(stem + "weight_scale", qs, role), ExtraRole::quant_scale, scale_dtype, index);
       if (!w.symmetric) {
         const bool packed_zp = w.strategy == "group" || w.strategy == "channel";
         add(make(stem + "weight_zero_point", packed_zp ? Shape{ceil_div(checked_mul(out, w.bits), 32), qs[1]} : qs, role),
-            ExtraRole::quant_scale, packed_zp ? "I32" : w.zp_dtype, index);
+            ExtraRole::quant_scale, packed_zp ? StoredDtype::i32 : w.zp_dtype, index);
       }
     } else if (format == "nvfp4-pack-quantized") {
       if (!w.is_float || w.bits != 4 || in % 2 != 0) { unsupported.push_back(module + " (nvfp4 needs float 4-bit, even in)"); continue; }
-      StoredExtra& p = add(make(stem + "weight_packed", {out, in / 2}, role), ExtraRole::quant_blocks, "U8", index);
+      StoredExtra& p = add(make(stem + "weight_packed", {out, in / 2}, role), ExtraRole::quant_blocks, StoredDtype::u8, index);
       p.replaces = t.name;
       p.values_per_element = 2;
-      if (w.scale_dtype.empty()) scale_dtype = "F8_E4M3";
+      if (w.scale_dtype == StoredDtype::unset) scale_dtype = StoredDtype::f8_e4m3;
       add(make(stem + "weight_scale", qs, role), ExtraRole::quant_scale, scale_dtype, index);
       if (!w.symmetric) add(make(stem + "weight_zero_point", qs, role), ExtraRole::quant_scale, w.zp_dtype, index);
     } else {
       unsupported.push_back(module + " (format " + format + ")");
       continue;
     }
-    if (w.strategy == "tensor_group") add(make(stem + "weight_global_scale", {1}, role), ExtraRole::quant_scale, "F32", index);
-    if (w.actorder_group) add(make(stem + "weight_g_idx", {in}, role), ExtraRole::lookup_table, "I32", index);
+    if (w.strategy == "tensor_group") add(make(stem + "weight_global_scale", {1}, role), ExtraRole::quant_scale, StoredDtype::f32, index);
+    if (w.actorder_group) add(make(stem + "weight_g_idx", {in}, role), ExtraRole::lookup_table, StoredDtype::i32, index);
     // Static activation qparams: observed over the input features (input) or output features (output).
     for (const auto& [base, a, cols] : {std::tuple<std::string, const Args&, int64_t>{"input", g->input, in},
                                         std::tuple<std::string, const Args&, int64_t>{"output", g->output, out}}) {
       if (!a.present || a.dynamic == "true") continue;
-      if (a.strategy == "tensor_group") add(make(stem + base + "_global_scale", {1}, role), ExtraRole::quant_scale, "F32", index);
+      if (a.strategy == "tensor_group") add(make(stem + base + "_global_scale", {1}, role), ExtraRole::quant_scale, StoredDtype::f32, index);
       if (a.dynamic == "local") continue;
       if (a.strategy == "channel" || a.strategy == "block" || a.strategy == "token") {
         unsupported.push_back(module + " (static " + base + " strategy " + a.strategy + ")");
         continue;
       }
       const Shape s = qparam_shape(a, 0, cols);
-      add(make(stem + base + "_scale", s, role), ExtraRole::quant_scale, a.scale_dtype.empty() ? scale16 : a.scale_dtype, index);
+      add(make(stem + base + "_scale", s, role), ExtraRole::quant_scale, a.scale_dtype == StoredDtype::unset ? scale16 : a.scale_dtype, index);
       if (!a.symmetric) add(make(stem + base + "_zero_point", s, role), ExtraRole::quant_scale, a.zp_dtype, index);
     }
   }
@@ -306,7 +307,7 @@ void add_compressed_tensors_extras(const Config& q, Model& m, const std::string&
         if (!ends_with(t.name, ".k_proj.weight")) continue;
         const std::string attn = t.name.substr(0, t.name.size() - 13);
         for (const char* base : {"k", "v"}) {
-          add(make(attn + base + "_scale", {1}, t.role), ExtraRole::quant_scale, kv.scale_dtype.empty() ? scale16 : kv.scale_dtype, -1);
+          add(make(attn + base + "_scale", {1}, t.role), ExtraRole::quant_scale, kv.scale_dtype == StoredDtype::unset ? scale16 : kv.scale_dtype, -1);
           if (!kv.symmetric) add(make(attn + base + "_zero_point", {1}, t.role), ExtraRole::quant_scale, kv.zp_dtype, -1);
         }
       }

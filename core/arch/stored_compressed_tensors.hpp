@@ -10,8 +10,8 @@ namespace cardfit {
 
 /// Reads `q` (quant_method "compressed-tensors": config_groups, ignore, format, kv_cache_scheme) and
 /// adds each converted module's stored tensors; `weight_dtype` is the safetensors dtype of the
-/// unquantized weights ("BF16"), which default scales take. A format or strategy it cannot size
+/// unquantized weights (BF16), which default scales take. A format or strategy it cannot size
 /// exactly lists nothing and says so in Model::notes.
-void add_compressed_tensors_extras(const Config& q, Model& m, const std::string& weight_dtype);
+void add_compressed_tensors_extras(const Config& q, Model& m, StoredDtype weight_dtype);
 
 }  // namespace cardfit

@@ -35,8 +35,8 @@ namespace cardfit {
 namespace {
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-void add(Model& m, Tensor t, ExtraRole role, std::string dtype, std::string replaces = "", int64_t vpe = 1) {
-  m.stored_extras.push_back({std::move(t), role, std::move(dtype), std::move(replaces), vpe});
+void add(Model& m, Tensor t, ExtraRole role, StoredDtype dtype, std::string replaces = "", int64_t vpe = 1) {
+  m.stored_extras.push_back({std::move(t), role, dtype, std::move(replaces), vpe});
 }
 
 Tensor make(std::string name, Shape shape, Role role, bool linear = false) {
@@ -82,7 +82,7 @@ void copy_layer(Model& m, const std::string& from, const std::string& to, bool s
   };
   for (const auto& t : m.tensors) take(t);
   for (const auto& t : m.buffers) take(t);
-  for (auto& t : out) add(m, std::move(t), ExtraRole::mtp, "BF16");
+  for (auto& t : out) add(m, std::move(t), ExtraRole::mtp, StoredDtype::bf16);
 }
 
 bool excluded(const std::vector<std::string>& patterns, const std::string& name) {
@@ -92,11 +92,11 @@ bool excluded(const std::vector<std::string>& patterns, const std::string& name)
 }
 
 // The safetensors dtype of the unquantized weights (torch_dtype / dtype), which scales default to.
-std::string weight_dtype(const Config& cfg) {
+StoredDtype weight_dtype(const Config& cfg) {
   const std::string d = cfg.string_or("torch_dtype", cfg.string_or("dtype", "bfloat16"));
-  if (d == "float16" || d == "torch.float16") return "F16";
-  if (d == "float32" || d == "torch.float32") return "F32";
-  return "BF16";
+  if (d == "float16" || d == "torch.float16") return StoredDtype::f16;
+  if (d == "float32" || d == "torch.float32") return StoredDtype::f32;
+  return StoredDtype::bf16;
 }
 
 bool glob(const char* p, const char* s) {
@@ -106,15 +106,7 @@ bool glob(const char* p, const char* s) {
 }
 
 void fp8_scales(const Config& q, Model& m, const std::vector<std::string>& skip) {
-  // FineGrainedFP8Config's default block is 128 × 128.
-  int64_t b0 = 128, b1 = 128;
-  const auto block = q.integer_list("weight_block_size");
-  if (!block.empty()) {
-    require(block.size() == 2 && block[0] > 0 && block[1] > 0, q, "weight_block_size",
-            "quantization_config.weight_block_size must be two positive integers.");
-    b0 = block[0];
-    b1 = block[1];
-  }
+  const Fp8Block block = fp8_weight_block(q);
   std::vector<std::pair<Tensor, int32_t>> weights;  // and its index in m.tensors (-1: an MTP layer's)
   auto consider = [&](const Tensor& t, int32_t index) {
     const bool fp8 = t.linear && t.role != Role::head && t.role != Role::embedding && t.role != Role::router &&
@@ -125,9 +117,9 @@ void fp8_scales(const Config& q, Model& m, const std::vector<std::string>& skip)
   for (const auto& x : m.stored_extras)
     if (x.role == ExtraRole::mtp) consider(x.tensor, -1);
   for (const auto& [t, index] : weights) {
-    add(m, make(t.name + "_scale_inv", {ceil_div(t.shape[0], b0), ceil_div(t.shape[1], b1)}, t.role),
-        ExtraRole::quant_scale, "F32");
-    m.stored_extras.back().of_tensor_dtype = "F8_E4M3";  // the weight is stored as itself, one byte
+    add(m, make(t.name + "_scale_inv", {ceil_div(t.shape[0], block.rows), ceil_div(t.shape[1], block.cols)}, t.role),
+        ExtraRole::quant_scale, StoredDtype::f32);
+    m.stored_extras.back().of_tensor_dtype = StoredDtype::f8_e4m3;  // the weight is stored as itself, one byte
     m.stored_extras.back().of_mtp = index < 0;
     m.stored_extras.back().of_tensor = index;
   }
@@ -147,9 +139,9 @@ void mxfp4(Model& m, const std::vector<std::string>& skip) {
                         " input features, not a multiple of 32; its blocks are not listed.");
       continue;
     }
-    add(m, make(t.name + "_blocks", {e, out, in / 32, 16}, t.role), ExtraRole::quant_blocks, "U8", t.name, 2);
+    add(m, make(t.name + "_blocks", {e, out, in / 32, 16}, t.role), ExtraRole::quant_blocks, StoredDtype::u8, t.name, 2);
     m.stored_extras.back().of_tensor = index;
-    add(m, make(t.name + "_scales", {e, out, in / 32}, t.role), ExtraRole::quant_scale, "U8");
+    add(m, make(t.name + "_scales", {e, out, in / 32}, t.role), ExtraRole::quant_scale, StoredDtype::u8);
     m.stored_extras.back().of_tensor = index;
   }
 }
@@ -185,15 +177,23 @@ void int_packed(const Config& q, Model& m, const std::vector<std::string>& skip,
                         " does not pack into whole int32 words; its quantized tensors are not listed.");
       continue;
     }
-    if (gptq) add(m, make(stem + "qweight", {in * bits / 32, out}, t.role), ExtraRole::quant_blocks, "I32", t.name, per_word);
-    else add(m, make(stem + "qweight", {in, out * bits / 32}, t.role), ExtraRole::quant_blocks, "I32", t.name, per_word);
-    add(m, make(stem + "qzeros", {groups, ceil_div(out * bits, 32)}, t.role), ExtraRole::quant_scale, "I32");
-    add(m, make(stem + "scales", {groups, out}, t.role), ExtraRole::quant_scale, "F16");
-    if (gptq) add(m, make(stem + "g_idx", {in}, t.role), ExtraRole::lookup_table, "I32");
+    if (gptq) add(m, make(stem + "qweight", {in * bits / 32, out}, t.role), ExtraRole::quant_blocks, StoredDtype::i32, t.name, per_word);
+    else add(m, make(stem + "qweight", {in, out * bits / 32}, t.role), ExtraRole::quant_blocks, StoredDtype::i32, t.name, per_word);
+    add(m, make(stem + "qzeros", {groups, ceil_div(out * bits, 32)}, t.role), ExtraRole::quant_scale, StoredDtype::i32);
+    add(m, make(stem + "scales", {groups, out}, t.role), ExtraRole::quant_scale, StoredDtype::f16);
+    if (gptq) add(m, make(stem + "g_idx", {in}, t.role), ExtraRole::lookup_table, StoredDtype::i32);
     for (size_t k = first; k < m.stored_extras.size(); ++k) m.stored_extras[k].of_tensor = index;
   }
 }
 }  // namespace
+
+Fp8Block fp8_weight_block(const Config& q) {
+  const auto block = q.integer_list("weight_block_size");
+  if (block.empty()) return {};
+  require(block.size() == 2 && block[0] > 0 && block[1] > 0, q, "weight_block_size",
+          "quantization_config.weight_block_size must be two positive integers.");
+  return {block[0], block[1]};
+}
 
 const char* extra_role_name(ExtraRole role) {
   switch (role) {
@@ -221,36 +221,36 @@ void add_nextn_layers(Model& m, int64_t count, int64_t layers, int64_t source_la
   const std::string from = "model.layers." + std::to_string(source_layer) + ".";
   for (int64_t j = 0; j < count; ++j) {
     const std::string p = "model.layers." + std::to_string(layers + j) + ".";
-    add(m, make(p + "embed_tokens.weight", {vocab, hidden}, Role::embedding), ExtraRole::mtp, "BF16");
-    add(m, make(p + "enorm.weight", {hidden}, Role::norm), ExtraRole::mtp, "BF16");
-    add(m, make(p + "hnorm.weight", {hidden}, Role::norm), ExtraRole::mtp, "BF16");
+    add(m, make(p + "embed_tokens.weight", {vocab, hidden}, Role::embedding), ExtraRole::mtp, StoredDtype::bf16);
+    add(m, make(p + "enorm.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
+    add(m, make(p + "hnorm.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
     // Not FP8 in DeepSeek-V3's checkpoint (its published total has no scales for it): linear = false.
-    add(m, make(p + "eh_proj.weight", {hidden, checked_mul(2, hidden)}, Role::other), ExtraRole::mtp, "BF16");
+    add(m, make(p + "eh_proj.weight", {hidden, checked_mul(2, hidden)}, Role::other), ExtraRole::mtp, StoredDtype::bf16);
     copy_layer(m, from, p, false);
-    add(m, make(p + "shared_head.norm.weight", {hidden}, Role::norm), ExtraRole::mtp, "BF16");
-    add(m, make(p + "shared_head.head.weight", {vocab, hidden}, Role::head), ExtraRole::mtp, "BF16");
+    add(m, make(p + "shared_head.norm.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
+    add(m, make(p + "shared_head.head.weight", {vocab, hidden}, Role::head), ExtraRole::mtp, StoredDtype::bf16);
   }
 }
 
 void add_qwen_mtp_layers(Model& m, int64_t count, int64_t source_layer, int64_t hidden) {
-  add(m, make("mtp.fc.weight", {hidden, checked_mul(2, hidden)}, Role::other, true), ExtraRole::mtp, "BF16");
-  add(m, make("mtp.pre_fc_norm_embedding.weight", {hidden}, Role::norm), ExtraRole::mtp, "BF16");
-  add(m, make("mtp.pre_fc_norm_hidden.weight", {hidden}, Role::norm), ExtraRole::mtp, "BF16");
+  add(m, make("mtp.fc.weight", {hidden, checked_mul(2, hidden)}, Role::other, true), ExtraRole::mtp, StoredDtype::bf16);
+  add(m, make("mtp.pre_fc_norm_embedding.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
+  add(m, make("mtp.pre_fc_norm_hidden.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
   const std::string from = "model.layers." + std::to_string(source_layer) + ".";
   for (int64_t j = 0; j < count; ++j) copy_layer(m, from, "mtp.layers." + std::to_string(j) + ".", true);
-  add(m, make("mtp.norm.weight", {hidden}, Role::norm), ExtraRole::mtp, "BF16");
+  add(m, make("mtp.norm.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
 }
 
 void add_nemotron_h_mtp_layers(Model& m, const std::vector<std::string>& sources, int64_t hidden) {
   for (size_t j = 0; j < sources.size(); ++j) {
     const std::string p = "mtp.layers." + std::to_string(j) + ".";
     if (j == 0) {  // the fusion of the token embedding and the model's last hidden state
-      add(m, make(p + "enorm.weight", {hidden}, Role::norm), ExtraRole::mtp, "BF16");
-      add(m, make(p + "hnorm.weight", {hidden}, Role::norm), ExtraRole::mtp, "BF16");
-      add(m, make(p + "eh_proj.weight", {hidden, checked_mul(2, hidden)}, Role::other, true), ExtraRole::mtp, "BF16");
+      add(m, make(p + "enorm.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
+      add(m, make(p + "hnorm.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
+      add(m, make(p + "eh_proj.weight", {hidden, checked_mul(2, hidden)}, Role::other, true), ExtraRole::mtp, StoredDtype::bf16);
     }
     copy_layer(m, sources[j] + ".", p, false);
-    if (j + 1 == sources.size()) add(m, make(p + "final_layernorm.weight", {hidden}, Role::norm), ExtraRole::mtp, "BF16");
+    if (j + 1 == sources.size()) add(m, make(p + "final_layernorm.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
   }
 }
 

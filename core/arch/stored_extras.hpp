@@ -29,6 +29,14 @@ void add_qwen_mtp_layers(Model& m, int64_t count, int64_t source_layer, int64_t 
 /// of their own (vLLM's nemotron_h_mtp.py shares the model's).
 void add_nemotron_h_mtp_layers(Model& m, const std::vector<std::string>& sources, int64_t hidden);
 
+/// quantization_config.weight_block_size of an fp8 checkpoint ([rows, cols] of one scale's block),
+/// FineGrainedFP8Config's 128 × 128 when absent; anything but two positive integers is a coded error
+/// naming the field. `q` is the quantization_config itself.
+struct Fp8Block {
+  int64_t rows = 128, cols = 128;
+};
+Fp8Block fp8_weight_block(const Config& q);
+
 /// The storage quantization_config describes (read from `cfg`, the config that carries it): sets
 /// Model::stored_format to its quant_method and, for fp8 with block scales and for mxfp4, adds the
 /// scale and block tensors of every weight it converts (the main model's and the MTP layers'); for

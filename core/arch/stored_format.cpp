@@ -12,13 +12,6 @@
 
 namespace cardfit {
 
-int64_t safetensors_dtype_bytes(const std::string& dtype) {
-  if (dtype == "F32" || dtype == "I32" || dtype == "U32") return 4;
-  if (dtype == "F64" || dtype == "I64" || dtype == "U64") return 8;
-  if (dtype == "U8" || dtype == "I8" || dtype == "F8_E4M3" || dtype == "F8_E5M2" || dtype == "F8_E8M0" || dtype == "BOOL") return 1;
-  return 2;
-}
-
 std::optional<StoredWeights> stored_weight_bytes(const Model& m) {
   const std::string& f = m.stored_format;
   if (f != "mxfp4" && f != "fp8" && f != "gptq" && f != "awq" && f != "compressed-tensors" && f != "bitsandbytes")
@@ -34,10 +27,10 @@ std::optional<StoredWeights> stored_weight_bytes(const Model& m) {
     if (x.role == ExtraRole::mtp || x.of_mtp) continue;  // not loaded by the model class
     any = true;
     if (!x.replaces.empty() && valid(x.of_tensor)) replaced[size_t(x.of_tensor)] = 1;
-    if (!x.of_tensor_dtype.empty() && valid(x.of_tensor)) width[size_t(x.of_tensor)] = safetensors_dtype_bytes(x.of_tensor_dtype);
-    if (x.served_dtype == "-") continue;  // parsed or folded on load, not held
-    const std::string& held = x.served_dtype.empty() ? x.dtype : x.served_dtype;
-    extras = checked_add(extras, checked_mul(x.tensor.count(), safetensors_dtype_bytes(held)), "the stored weights");
+    if (x.of_tensor_dtype != StoredDtype::unset && valid(x.of_tensor)) width[size_t(x.of_tensor)] = stored_dtype_bytes(x.of_tensor_dtype);
+    if (!x.served) continue;  // parsed or folded on load, not held
+    const StoredDtype held = x.served_dtype == StoredDtype::unset ? x.dtype : x.served_dtype;
+    extras = checked_add(extras, checked_mul(x.tensor.count(), stored_dtype_bytes(held)), "the stored weights");
   }
   if (!any) return std::nullopt;
   int64_t bytes = extras;

@@ -13,7 +13,4 @@ namespace cardfit {
 /// is not one cardfit sizes exactly (then serve_dtype applies).
 std::optional<StoredWeights> stored_weight_bytes(const Model& m);
 
-/// Bytes per element of a safetensors dtype ("BF16" 2, "U8" 1, "I32" 4, ...); 2 when unknown.
-int64_t safetensors_dtype_bytes(const std::string& dtype);
-
 }  // namespace cardfit

@@ -199,6 +199,19 @@ VitSpec read_vit(const Config& v, const std::string& default_type, const std::st
   return s;
 }
 
+void read_vit_dims(const Config& v, const VitDefaults& d, VitSpec& s) {
+  s.hidden = v.positive_or({"hidden_size"}, d.hidden);
+  s.intermediate = v.positive_or({"intermediate_size"}, d.intermediate);
+  s.layers = v.positive_or({"num_hidden_layers"}, d.layers);
+  s.heads = v.positive_or({"num_attention_heads"}, d.heads);
+  s.channels = v.positive_or({"num_channels"}, d.channels);
+  s.patch_size = v.positive_or({"patch_size"}, d.patch_size);
+  s.act = v.string_or("hidden_act", d.act);
+  require(s.hidden % s.heads == 0, v, "num_attention_heads",
+          "the vision hidden_size (" + std::to_string(s.hidden) + ") must be divisible by num_attention_heads (" +
+              std::to_string(s.heads) + ").");
+}
+
 void mlp_projector(ModelBuilder& b, const MlpProjectorSpec& s) {
   const std::string p = s.prefix + ".";
   vision_block(b, s.prefix, "projector", s.tokens_per_image, s.in);

@@ -44,6 +44,16 @@ int64_t vit_tokens(const VitSpec& spec);
 /// Throws Error(field_range) for a vision tower it does not know.
 VitSpec read_vit(const Config& vision_config, const std::string& default_type, const std::string& prefix);
 
+/// The encoder dimensions a SigLIP-style vision config names alike, each with its config class's
+/// default: hidden_size, intermediate_size, num_hidden_layers, num_attention_heads, num_channels,
+/// patch_size, hidden_act. read_vit_dims reads them into `s` and requires hidden_size to divide by
+/// num_attention_heads (a coded error naming num_attention_heads); the rest of `s` is the caller's.
+struct VitDefaults {
+  int64_t hidden = 0, intermediate = 0, layers = 0, heads = 0, channels = 3, patch_size = 0;
+  const char* act = "gelu_pytorch_tanh";
+};
+void read_vit_dims(const Config& vision_config, const VitDefaults& defaults, VitSpec& s);
+
 /// LLaVA-style projector: linear_1 [text, vision*features] → act → linear_2 [text, text].
 struct MlpProjectorSpec {
   std::string prefix;             // "multi_modal_projector"

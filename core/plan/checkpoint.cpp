@@ -124,7 +124,7 @@ void group_extras(const Model& m, Reconciliation& r, Count count) {
         r.variable_tensors += 1;
         r.variable_max = checked_add(r.variable_max, x.variable_max, "the checkpoint's extra scalars");
       }
-      dtypes.insert(x.dtype);
+      dtypes.insert(std::string(stored_dtype_name(x.dtype)));
       if (g.example.empty()) g.example = x.tensor.name;
       if (!x.replaces.empty() && x.of_tensor >= 0)
         r.packed_replaced = checked_add(r.packed_replaced, m.tensors[size_t(x.of_tensor)].count());

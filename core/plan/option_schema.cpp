@@ -35,6 +35,14 @@ void put_serve_dtype(Options& o, const json& v) {
   put_enum<&Options::serve_dtype, weight_dtype_names>(o, v);
   o.serve_dtype_set = true;  // an explicit dtype, even bf16, replaces a quantized checkpoint's stored format
 }
+void put_qlora_quant(Options& o, const json& v) {
+  put_enum<&Options::qlora_quant, quant_names>(o, v);
+  o.qlora_quant_set = true;  // an explicit base, even nf4, replaces a bitsandbytes checkpoint's own
+}
+void put_double_quant(Options& o, const json& v) {
+  put_bool<&Options::double_quant>(o, v);
+  o.double_quant_set = true;
+}
 void put_kv_dtype(Options& o, const json& v) {
   put_enum<&Options::kv_dtype, weight_dtype_names>(o, v);
   o.kv_dtype_set = true;  // an explicit KV dtype, even bf16, overrides "the activation dtype"
@@ -186,7 +194,9 @@ constexpr OptionSpec specs[] = {
      .flag_arg = "N", .int_min = 1, .int_max = 65536, .default_json = "16", .store = put_int<&Options::lora_rank>},
     {.name = "qlora_quant", .type = T::enumeration, .group = "lora",
      .doc = "How QLoRA stores the frozen base: bitsandbytes NF4/FP4, LLM.int8 or GPTQ int4.", .flag = "--qlora-quant",
-     .values = quant_values, .default_json = R"("nf4")", .store = put_enum<&Options::qlora_quant, quant_names>},
+     .values = quant_values,
+     .default_note = "the checkpoint's (load_in_8bit: int8, else bnb_4bit_quant_type) where its config has a bitsandbytes quantization_config, else nf4",
+     .store = put_qlora_quant},
     {.name = "quantize", .type = T::enumeration, .group = "lora",
      .doc = "Which linears QLoRA quantizes: all (every nn.Linear but the head) or only the LoRA-adapted ones (the rest 16-bit).",
      .flag = "--quantize", .values = quant_scope_values, .default_json = R"("all")",
@@ -379,7 +389,9 @@ constexpr OptionSpec specs[] = {
      .store = put_int<&Options::decoder_seq>},
     {.name = "double_quant", .type = T::boolean, .group = "details",
      .doc = "bitsandbytes double quantization of the 4-bit constants (bnb_4bit_use_double_quant).", .flag = "--double-quant",
-     .flag_arg = "true|false", .default_json = "true", .store = put_bool<&Options::double_quant>},
+     .flag_arg = "true|false",
+     .default_note = "the checkpoint's bnb_4bit_use_double_quant where its config has a bitsandbytes quantization_config, else true",
+     .store = put_double_quant},
     {.name = "bnb_version", .type = T::enumeration, .group = "details",
      .doc = "bitsandbytes release: 0.39-0.43.1 keep each 4-bit linear's input for backward, 0.43.2+ do not.",
      .flag = "--bnb-version", .values = bnb_version_values, .default_json = R"("0.43.2+")",

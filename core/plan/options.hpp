@@ -171,6 +171,8 @@ struct Options {
   std::vector<std::string> modules_to_save;  // PEFT modules_to_save: full trainable copies ("lm_head")
   QuantKind qlora_quant = QuantKind::nf4;
   bool double_quant = true;     // bnb_4bit_use_double_quant (QLoRA recipe)
+  bool qlora_quant_set = false;   // false: a bitsandbytes checkpoint's own quantization (plan/checkpoint_quant.hpp)
+  bool double_quant_set = false;  // false: likewise its bnb_4bit_use_double_quant
   std::optional<bool> kbit_upcast;  // PEFT prepare_model_for_kbit_training: non-quantized params to fp32 (empty: the stack's)
   QuantScope quantize = QuantScope::all;   // QLoRA: quantize every linear but the head, or the adapted ones
   BnbVersion bnb_version = BnbVersion::v0_43_2;  // what bitsandbytes' MatMul4Bit keeps for backward

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "checkpoint_quant.hpp"
 #include "cost.hpp"
 #include "graph_costs.hpp"
 #include "plan.hpp"
@@ -155,6 +156,7 @@ void add_assumptions(Plan& p, const Model& m, const Catalog& cat) {
       "LoRA on every linear layer but the head (or lora_targets); adapters in fp32 (PEFT autocast_adapter_dtype), "
       "each with its own dropout (mask and output kept) when lora_dropout > 0.",
       "lora_rank", std::to_string(o.lora_rank) + ", dropout " + num(o.lora_dropout), "PEFT LoraConfig");
+  const std::string bnb_clause = checkpoint_quant_clause(m, o);  // "" unless a bitsandbytes checkpoint's
   add("qlora",
       std::string("QLoRA base: ") + quant_name(o.qlora_quant) +
           (o.qlora_quant == QuantKind::nf4 || o.qlora_quant == QuantKind::fp4
@@ -162,8 +164,14 @@ void add_assumptions(Plan& p, const Model& m, const Catalog& cat) {
                : std::string()) +
           (effective_options(o).kbit_upcast.value_or(true) && o.qlora_quant != QuantKind::gptq
                ? "; prepare_model_for_kbit_training casts embeddings, norms and head to fp32"
-               : "; non-quantized parameters stay 16-bit"),
-      "qlora_quant", quant_name(o.qlora_quant), "bitsandbytes, PEFT prepare_model_for_kbit_training");
+               : "; non-quantized parameters stay 16-bit") +
+          (bnb_clause.empty() ? std::string()
+                              : "; " + bnb_clause + ", the base transformers loads a pre-quantized checkpoint as "
+                                "(the options, given, win)"),
+      "qlora_quant", quant_name(o.qlora_quant),
+      bnb_clause.empty() ? "bitsandbytes, PEFT prepare_model_for_kbit_training"
+                         : "bitsandbytes, PEFT prepare_model_for_kbit_training; transformers "
+                           "quantizers/quantizer_bnb_4bit.py, quantizers/auto.py merge_quantization_configs");
   if (!m.stored_format.empty()) {
     // Published quantized weights (quantization_config): served as stored, trained dequantized.
     const auto& stored = m.stored_weights;
@@ -180,7 +188,8 @@ void add_assumptions(Plan& p, const Model& m, const Catalog& cat) {
                                "(CompressedTensorsConfig run_compressed=False)")
              : m.stored_format == "bitsandbytes"
                  ? std::string("; a pre-quantized bitsandbytes checkpoint loads as Linear4bit / Linear8bitLt, the "
-                               "base QLoRA trains on, planned here with qlora_quant for the QLoRA methods")
+                               "base QLoRA trains on, planned here with " +
+                               (bnb_clause.empty() ? std::string("qlora_quant") : bnb_clause) + " for the QLoRA methods")
                  : std::string()) +
             "), and QLoRA re-quantizes that base with qlora_quant.",
         "serve_dtype", o.serve_dtype_set ? weight_dtype_name(o.serve_dtype) : "as stored",
@@ -231,7 +240,8 @@ void add_assumptions(Plan& p, const Model& m, const Catalog& cat) {
 }
 }  // namespace
 
-Plan make_plan(const Model& m, const Options& options, const Catalog& cat, MemoryCache* cache) {
+Plan make_plan(const Model& m, const Options& given, const Catalog& cat, MemoryCache* cache) {
+  const Options options = with_checkpoint_quant(m, given);  // a bitsandbytes checkpoint's own base
   Plan p;
   p.options = options;
   p.seq = options.seq > 0 ? options.seq : default_seq(m);

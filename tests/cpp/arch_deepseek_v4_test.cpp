@@ -117,7 +117,7 @@ TEST_CASE("DeepSeek-V4-Flash stored format: FP8 block scales and FP4 experts as 
   const StoredExtra* s = extra("layers.0.attn.wq_b.scale", ExtraRole::quant_scale);
   REQUIRE(s);
   CHECK(s->tensor.shape == Shape{NH * HD / 128, QL / 128});
-  CHECK(s->dtype == "F8_E8M0");
+  CHECK(s->dtype == StoredDtype::f8_e8m0);
   CHECK(extra("layers.2.attn.compressor.wkv.scale", ExtraRole::quant_scale) == nullptr);  // BF16
   CHECK(extra("layers.2.attn.indexer.weights_proj.scale", ExtraRole::quant_scale) == nullptr);
   CHECK(extra("layers.2.attn.indexer.wq_b.scale", ExtraRole::quant_scale));

@@ -9,6 +9,7 @@
 #include "plan/memory.hpp"
 #include "plan_test_util.hpp"
 #include "test_util.hpp"
+#include "vlm_test_util.hpp"
 
 using namespace cardfit;
 using nlohmann::json;
@@ -59,12 +60,9 @@ TEST_CASE("DeepSeek-VL2: the attention pool adds parameters, not compute") {
   no_pool["vision_config"]["global_pool"] = "";
   const Model a = trace_json(config), b = trace_json(no_pool);
   CHECK(a.parameter_count() - b.parameter_count() == pool);
-  Options one;
-  one.images = 1;
   for (Mode mode : {Mode::full, Mode::serve}) {
     INFO(mode_name(mode));
-    const MemoryPlan pa = MemoryModel(a, one, mode, 1024, {}).at(1);
-    const MemoryPlan pb = MemoryModel(b, one, mode, 1024, {}).at(1);
+    const MemoryPlan pa = with_images(a, 1, mode, 1024), pb = with_images(b, 1, mode, 1024);
     // The pool's weights differ (a whole number of bytes per parameter); nothing it would compute does.
     const int64_t dw = component(pa, "weights") - component(pb, "weights");
     CHECK(dw > 0);
@@ -72,12 +70,7 @@ TEST_CASE("DeepSeek-VL2: the attention pool adds parameters, not compute") {
     if (mode == Mode::serve) CHECK(pa.peak_bytes - pb.peak_bytes == dw);
     else CHECK(pa.peak_bytes > pb.peak_bytes);
   }
-  for (const char* mode : {"full", "lora", "qlora", "serve"}) {
-    INFO(mode);
-    const json r = plan(config.dump(), {{"mode", mode}});
-    REQUIRE(r.at("ok") == true);
-    CHECK(r["params"]["total"] == vision + projector + language);
-  }
+  check_plans_in_every_mode(config, vision + projector + language);
 }
 
 TEST_CASE("deepseek_vl_v2 variants cardfit does not trace are coded errors naming the field") {

@@ -9,6 +9,7 @@
 #include "plan/memory.hpp"
 #include "plan_test_util.hpp"
 #include "test_util.hpp"
+#include "vlm_test_util.hpp"
 
 using namespace cardfit;
 using nlohmann::json;
@@ -77,16 +78,8 @@ TEST_CASE("GLM-OCR: exact total by hand, names as the checkpoint stores them") {
 TEST_CASE("GLM-OCR plans in every mode, images add the tower's activations") {
   const json config = golden_file("glm-ocr.json").at("config");
   const Model m = trace_json(config);
-  Options none, one;
-  none.images = 0;
-  one.images = 1;
-  CHECK(MemoryModel(m, one, Mode::full, 2048, {}).at(1).peak_bytes > MemoryModel(m, none, Mode::full, 2048, {}).at(1).peak_bytes);
-  for (const char* mode : {"full", "lora", "qlora", "serve"}) {
-    INFO(mode);
-    const json r = plan(config.dump(), {{"mode", mode}});
-    REQUIRE(r.at("ok") == true);
-    CHECK(r["params"]["total"] == vision + text);
-  }
+  CHECK(with_images(m, 1, Mode::full).peak_bytes > with_images(m, 0, Mode::full).peak_bytes);
+  check_plans_in_every_mode(config, vision + text);
 }
 
 TEST_CASE("GLM-OCR configs that cannot run are coded errors naming the field") {

@@ -10,6 +10,7 @@
 #include "plan/memory.hpp"
 #include "plan_test_util.hpp"
 #include "test_util.hpp"
+#include "vlm_test_util.hpp"
 
 using namespace cardfit;
 using nlohmann::json;
@@ -112,22 +113,13 @@ TEST_CASE("Idefics3 ties lm_head from the top-level tie_word_embeddings, as its 
 TEST_CASE("SmolVLM plans at images 0 and 1 in every mode") {
   const json config = golden_file("smolvlm2-500m-video-instruct.json").at("config");
   const Model m = trace_json(config);
-  Options none, one;
-  none.images = 0;
-  one.images = 1;
   for (Mode mode : {Mode::full, Mode::serve}) {
     INFO(mode_name(mode));
-    const MemoryPlan a = MemoryModel(m, none, mode, 2048, {}).at(1);
-    const MemoryPlan i1 = MemoryModel(m, one, mode, 2048, {}).at(1);
+    const MemoryPlan a = with_images(m, 0, mode), i1 = with_images(m, 1, mode);
     CHECK(i1.peak_bytes >= a.peak_bytes);
     if (mode == Mode::full) CHECK(i1.peak_bytes > a.peak_bytes);  // the image's activations
   }
-  for (const char* mode : {"full", "lora", "qlora", "serve"}) {
-    INFO(mode);
-    const json r = plan(config.dump(), {{"mode", mode}});
-    REQUIRE(r.at("ok") == true);
-    CHECK(r["params"]["total"] == vision + connector500 + text500);
-  }
+  check_plans_in_every_mode(config, vision + connector500 + text500);
 }
 
 TEST_CASE("Idefics3 configs that cannot run are coded errors naming the field") {

@@ -10,6 +10,7 @@
 #include "plan/recurrent_state.hpp"
 #include "plan_test_util.hpp"
 #include "test_util.hpp"
+#include "vlm_test_util.hpp"
 
 using namespace cardfit;
 using nlohmann::json;
@@ -92,18 +93,8 @@ TEST_CASE("LFM2-VL's optional parts: the pooling head, the projector layer norm,
 TEST_CASE("LFM2-VL plans in every mode, images add the tower's activations") {
   const json config = golden_file("lfm2-vl-450m.json").at("config");
   const Model m = trace_json(config);
-  Options none, one;
-  none.images = 0;
-  one.images = 1;
-  const MemoryPlan a = MemoryModel(m, none, Mode::full, 2048, {}).at(1);
-  const MemoryPlan b = MemoryModel(m, one, Mode::full, 2048, {}).at(1);
-  CHECK(b.peak_bytes > a.peak_bytes);
-  for (const char* mode : {"full", "lora", "qlora", "serve"}) {
-    INFO(mode);
-    const json r = plan(config.dump(), {{"mode", mode}});
-    REQUIRE(r.at("ok") == true);
-    CHECK(r["params"]["total"] == vision + projector + text);
-  }
+  CHECK(with_images(m, 1, Mode::full).peak_bytes > with_images(m, 0, Mode::full).peak_bytes);
+  check_plans_in_every_mode(config, vision + projector + text);
 }
 
 TEST_CASE("LFM2-VL configs that cannot run are coded errors naming the field") {

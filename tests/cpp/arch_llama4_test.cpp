@@ -8,6 +8,7 @@
 #include "plan/checks.hpp"
 #include "plan/memory.hpp"
 #include "test_util.hpp"
+#include "vlm_test_util.hpp"
 
 using namespace cardfit;
 using nlohmann::json;
@@ -79,12 +80,7 @@ TEST_CASE("Llama 4 Scout plans at images 0 and 1 in every mode") {
     CHECK(i1.peak_bytes >= a.peak_bytes);
     if (mode == Mode::full) CHECK(i1.peak_bytes > a.peak_bytes);  // the image's activations
   }
-  for (const char* mode : {"full", "lora", "qlora", "serve"}) {
-    INFO(mode);
-    const json r = plan(config.dump(), {{"mode", mode}});
-    REQUIRE(r.at("ok") == true);
-    CHECK(r["params"]["total"] == text + vision + projector);
-  }
+  check_plans_in_every_mode(config, text + vision + projector);
 }
 
 TEST_CASE("Llama 4 vision configs that cannot run are coded errors naming the field") {

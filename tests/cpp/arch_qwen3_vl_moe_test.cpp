@@ -7,6 +7,7 @@
 #include "error.hpp"
 #include "plan/checks.hpp"
 #include "test_util.hpp"
+#include "vlm_test_util.hpp"
 
 using namespace cardfit;
 using nlohmann::json;
@@ -70,12 +71,7 @@ TEST_CASE("Qwen3-VL-30B-A3B: exact total by hand, input-major stacked experts, t
 
 TEST_CASE("Qwen3-VL-MoE: mlp_only_layers keep a dense MLP, plans in every mode, coded errors") {
   json config = golden_file("qwen3-vl-30b-a3b-instruct.json").at("config");
-  for (const char* mode : {"full", "lora", "qlora", "serve"}) {
-    INFO(mode);
-    const json r = plan(config.dump(), {{"mode", mode}});
-    REQUIRE(r.at("ok") == true);
-    CHECK(r["params"]["total"] == text_total + vision);
-  }
+  check_plans_in_every_mode(config, text_total + vision);
   json dense = config;
   dense["text_config"]["mlp_only_layers"] = {0, 47};
   const Model d = trace_json(dense);

@@ -19,6 +19,8 @@
 #include "test_util.hpp"
 
 using nlohmann::json;
+using cardfit::StoredDtype;
+using cardfit::stored_dtype_name;
 
 namespace {
 // Llama-3-8B: 32 layers of q [4096, 4096], k and v [1024, 4096], o [4096, 4096], gate and up
@@ -83,8 +85,8 @@ TEST_CASE("compressed-tensors FP8_DYNAMIC: FP8 weights as themselves, a BF16 cha
   const auto* s = extra(m, "model.layers.0.mlp.down_proj.weight_scale");
   REQUIRE(s);
   CHECK(s->tensor.shape == cardfit::Shape{H, 1});
-  CHECK(s->dtype == "BF16");  // the weight's dtype (torch_dtype bfloat16)
-  CHECK(s->of_tensor_dtype == "F8_E4M3");
+  CHECK(s->dtype == StoredDtype::bf16);  // the weight's dtype (torch_dtype bfloat16)
+  CHECK(s->of_tensor_dtype == StoredDtype::f8_e4m3);
   CHECK_FALSE(extra(m, "model.layers.0.mlp.down_proj.input_scale"));  // dynamic: nothing stored
   CHECK_FALSE(extra(m, "lm_head.weight_scale"));                      // ignored
   CHECK(m.stored_extras.size() == size_t(modules));
@@ -117,12 +119,12 @@ TEST_CASE("compressed-tensors NVFP4: U8 weight_packed two values a byte, F8 scal
   const std::string p = "model.layers.3.mlp.gate_proj.";
   REQUIRE(extra(m, p + "weight_packed"));
   CHECK(extra(m, p + "weight_packed")->tensor.shape == cardfit::Shape{I, H / 2});
-  CHECK(extra(m, p + "weight_packed")->dtype == "U8");
+  CHECK(extra(m, p + "weight_packed")->dtype == StoredDtype::u8);
   CHECK(extra(m, p + "weight_packed")->replaces == p + "weight");
   CHECK(extra(m, p + "weight_scale")->tensor.shape == cardfit::Shape{I, H / 16});
-  CHECK(extra(m, p + "weight_scale")->dtype == "F8_E4M3");
+  CHECK(extra(m, p + "weight_scale")->dtype == StoredDtype::f8_e4m3);
   CHECK(extra(m, p + "weight_global_scale")->tensor.shape == cardfit::Shape{1});
-  CHECK(extra(m, p + "input_global_scale")->dtype == "F32");
+  CHECK(extra(m, p + "input_global_scale")->dtype == StoredDtype::f32);
   CHECK_FALSE(extra(m, p + "input_scale"));  // dynamic "local": only the global scale is static
   // Header counting: the packed bytes stand in for the weights.
   const int64_t stored = rest + linears / 2 + linears / 16 + 2 * modules;
@@ -145,10 +147,10 @@ TEST_CASE("compressed-tensors W4A16: I32 weight_packed eight values a word, BF16
   const std::string p = "model.layers.31.mlp.down_proj.";
   REQUIRE(extra(m, p + "weight_packed"));
   CHECK(extra(m, p + "weight_packed")->tensor.shape == cardfit::Shape{H, I * 4 / 32});
-  CHECK(extra(m, p + "weight_packed")->dtype == "I32");
+  CHECK(extra(m, p + "weight_packed")->dtype == StoredDtype::i32);
   CHECK(extra(m, p + "weight_scale")->tensor.shape == cardfit::Shape{H, I / 128});
   CHECK(extra(m, p + "weight_shape")->tensor.shape == cardfit::Shape{2});
-  CHECK(extra(m, p + "weight_shape")->dtype == "I64");
+  CHECK(extra(m, p + "weight_shape")->dtype == StoredDtype::i64);
   CHECK_FALSE(extra(m, p + "weight_zero_point"));  // symmetric: dropped on compression
   const int64_t stored = rest + linears / 8 + linears / 128 + 2 * modules;
   const json r = plan_with(with_quant(ct(w4a16)), {{"checkpoint_total", stored}});
@@ -164,7 +166,7 @@ TEST_CASE("compressed-tensors asymmetric W4A16: the zero point packed along the 
   const auto* zp = extra(m, "model.layers.0.self_attn.k_proj.weight_zero_point");
   REQUIRE(zp);
   CHECK(zp->tensor.shape == cardfit::Shape{KV * 4 / 32, H / 128});
-  CHECK(zp->dtype == "I32");
+  CHECK(zp->dtype == StoredDtype::i32);
 }
 
 TEST_CASE("compressed-tensors targets rank as the library does: names, then regexes, then classes, and ignore wins") {
@@ -215,9 +217,9 @@ TEST_CASE("bitsandbytes nf4 with double quantization: the tensors Linear4bit sav
   const int64_t n = H * H, blocks = n / 64;
   REQUIRE(extra(m, w));
   CHECK(extra(m, w)->tensor.shape == cardfit::Shape{n / 2, 1});
-  CHECK(extra(m, w)->dtype == "U8");
+  CHECK(extra(m, w)->dtype == StoredDtype::u8);
   CHECK(extra(m, w + ".absmax")->tensor.shape == cardfit::Shape{blocks});
-  CHECK(extra(m, w + ".absmax")->dtype == "U8");  // double quantized
+  CHECK(extra(m, w + ".absmax")->dtype == StoredDtype::u8);  // double quantized
   CHECK(extra(m, w + ".quant_map")->tensor.shape == cardfit::Shape{16});
   CHECK(extra(m, w + ".nested_absmax")->tensor.shape == cardfit::Shape{(blocks + 255) / 256});
   CHECK(extra(m, w + ".nested_quant_map")->tensor.shape == cardfit::Shape{256});
@@ -274,7 +276,7 @@ TEST_CASE("bitsandbytes nf4: a header in the saved layout matches by name, the J
   for (const auto& x : m.stored_extras) {
     cardfit::Shape s = x.tensor.shape;
     if (x.variable_max > 0) s[0] += 9;  // an offset of 12 characters, "0.0123456789"
-    header[x.tensor.name] = {{"dtype", x.dtype}, {"shape", s}, {"data_offsets", {0, 1}}};
+    header[x.tensor.name] = {{"dtype", stored_dtype_name(x.dtype)}, {"shape", s}, {"data_offsets", {0, 1}}};
   }
   for (const auto& [name, v] : header.items())
     if (name != "__metadata__") scalars += cardfit::numel(v["shape"].get<cardfit::Shape>());
@@ -302,7 +304,7 @@ TEST_CASE("bitsandbytes nf4 serves as vLLM holds it: packed bytes, absmax dequan
   const json s1 = plan_with(with_quant(single), {{"mode", "serve"}});
   CHECK(s1["plan"]["components"]["weights"] == s["plan"]["components"]["weights"]);
   const cardfit::Model m = trace_json(with_quant(single));
-  CHECK(extra(m, "model.layers.0.mlp.up_proj.weight.absmax")->dtype == "F32");
+  CHECK(extra(m, "model.layers.0.mlp.up_proj.weight.absmax")->dtype == StoredDtype::f32);
   CHECK(extra(m, "model.layers.0.mlp.up_proj.weight.quant_state.bitsandbytes__nf4")->variable_max == 0);
 }
 
@@ -317,7 +319,7 @@ TEST_CASE("bitsandbytes 8-bit: int8 weights as themselves, an F32 SCB per row, a
   const auto* scb = extra(m, "model.layers.2.self_attn.o_proj.SCB");
   REQUIRE(scb);
   CHECK(scb->tensor.shape == cardfit::Shape{H});
-  CHECK(scb->of_tensor_dtype == "I8");
+  CHECK(scb->of_tensor_dtype == StoredDtype::i8);
   CHECK(extra(m, "model.layers.2.self_attn.o_proj.weight_format")->tensor.count() == 1);
   CHECK_FALSE(extra(m, "model.layers.2.mlp.down_proj.SCB"));  // skipped
   const int64_t down = L * H * I;
@@ -347,7 +349,7 @@ TEST_CASE("compressed-tensors NVFP4: a header in the saved layout matches every 
   json header = {{"__metadata__", {{"format", "pt"}}}};
   std::set<std::string> packed;
   for (const auto& x : m.stored_extras) {
-    header[x.tensor.name] = {{"dtype", x.dtype}, {"shape", x.tensor.shape}, {"data_offsets", {0, 1}}};
+    header[x.tensor.name] = {{"dtype", stored_dtype_name(x.dtype)}, {"shape", x.tensor.shape}, {"data_offsets", {0, 1}}};
     if (!x.replaces.empty()) packed.insert(x.replaces);
   }
   CHECK(packed.size() == size_t(modules));
@@ -443,7 +445,7 @@ TEST_CASE("every block-scaled FP8 weight of a golden checkpoint is packed or say
       if (!x.replaces.empty() && x.of_tensor >= 0) packed[size_t(x.of_tensor)] = 1;
     for (const auto& x : m.stored_extras) {
       if (x.role != cardfit::ExtraRole::quant_scale || x.of_tensor < 0 || x.of_mtp) continue;
-      CHECK((packed[size_t(x.of_tensor)] || x.of_tensor_dtype == "F8_E4M3"));
+      CHECK((packed[size_t(x.of_tensor)] || x.of_tensor_dtype == StoredDtype::f8_e4m3));
       ++checked;
     }
   }

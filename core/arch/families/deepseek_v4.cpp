@@ -21,6 +21,7 @@
 //    moe_intermediate_size; n_shared_experts is not read).
 #include "../blocks.hpp"
 #include "../layer_types.hpp"
+#include "../stored_extras.hpp"
 #include "families.hpp"
 
 namespace cardfit::families {
@@ -77,14 +78,7 @@ void stored_quantization(const Config& c, Model& m) {
   const Config q = c.child("quantization_config");
   if (q.string_or("quant_method", "") != "fp8") return;  // others: add_quantization_extras
   m.stored_format = "fp8";
-  int64_t b0 = 128, b1 = 128;
-  const auto block = q.integer_list("weight_block_size");
-  if (!block.empty()) {
-    require(block.size() == 2 && block[0] > 0 && block[1] > 0, q, "weight_block_size",
-            "quantization_config.weight_block_size must be two positive integers.");
-    b0 = block[0];
-    b1 = block[1];
-  }
+  const Fp8Block block = fp8_weight_block(q);
   const bool fp4_experts = c.string_or("expert_dtype", "") == "fp4";
   auto ceil_div = [](int64_t a, int64_t d) { return (a + d - 1) / d; };
   const size_t count = m.tensors.size();
@@ -105,14 +99,14 @@ void stored_quantization(const Config& c, Model& m) {
       packed.name = t.name;
       packed.role = t.role;
       packed.shape = {out, in / 2};
-      m.stored_extras.push_back({packed, ExtraRole::quant_blocks, "I8", t.name, 2, false, int32_t(i)});
+      m.stored_extras.push_back({packed, ExtraRole::quant_blocks, StoredDtype::i8, t.name, 2, false, int32_t(i)});
       scale.shape = {out, in / 32};
     } else {
-      scale.shape = {ceil_div(out, b0), ceil_div(in, b1)};
+      scale.shape = {ceil_div(out, block.rows), ceil_div(in, block.cols)};
     }
     // A weight that is not packed is stored as itself in FP8 (one byte), beside its block scale.
-    m.stored_extras.push_back({scale, ExtraRole::quant_scale, "F8_E8M0", "", 1, false, int32_t(i),
-                               fp4_experts && routed ? "" : "F8_E4M3"});
+    m.stored_extras.push_back({scale, ExtraRole::quant_scale, StoredDtype::f8_e8m0, "", 1, false, int32_t(i),
+                               fp4_experts && routed ? StoredDtype::unset : StoredDtype::f8_e4m3});
   }
 }
 

@@ -36,18 +36,9 @@ constexpr const char* kLlamaDefaults = R"({"model_type": "llama", "vocab_size": 
 VitSpec read_idefics3_vision(const Config& v) {
   VitSpec s;
   s.prefix = "model.vision_model";
-  s.hidden = v.positive_or({"hidden_size"}, 1152);
-  s.intermediate = v.positive_or({"intermediate_size"}, 3072);
-  s.layers = v.positive_or({"num_hidden_layers"}, 12);
-  s.heads = v.positive_or({"num_attention_heads"}, 16);
-  s.channels = v.positive_or({"num_channels"}, 3);
+  read_vit_dims(v, {.hidden = 1152, .intermediate = 3072, .layers = 12, .heads = 16, .patch_size = 32}, s);
   s.image_size = v.positive_or({"image_size"}, 224);
-  s.patch_size = v.positive_or({"patch_size"}, 32);
-  s.act = v.string_or("hidden_act", "gelu_pytorch_tanh");
   s.pooling_head = false;  // Idefics3VisionTransformer: embeddings, encoder, post_layernorm only
-  require(s.hidden % s.heads == 0, v, "num_attention_heads",
-          "the vision hidden_size (" + std::to_string(s.hidden) + ") must be divisible by num_attention_heads (" +
-              std::to_string(s.heads) + ").");
   require(s.image_size % s.patch_size == 0, v, "patch_size",
           "the vision image_size (" + std::to_string(s.image_size) + ") must be a multiple of patch_size (" +
               std::to_string(s.patch_size) + ").");

@@ -40,14 +40,8 @@ VitSpec read_siglip2_vision(const Config& v, int64_t tile) {
                 v.path_of("model_type"));
   VitSpec s;
   s.prefix = "model.vision_tower.vision_model";
-  s.hidden = v.positive_or({"hidden_size"}, 768);
-  s.intermediate = v.positive_or({"intermediate_size"}, 3072);
-  s.layers = v.positive_or({"num_hidden_layers"}, 12);
-  s.heads = v.positive_or({"num_attention_heads"}, 12);
-  s.channels = v.positive_or({"num_channels"}, 3);
-  s.patch_size = v.positive_or({"patch_size"}, 16);
+  read_vit_dims(v, {.hidden = 768, .intermediate = 3072, .layers = 12, .heads = 12, .patch_size = 16}, s);
   s.position_table = v.positive_or({"num_patches"}, 256);
-  s.act = v.string_or("hidden_act", "gelu_pytorch_tanh");
   s.pooling_head = v.boolean_or("vision_use_head", true);
   s.patch_linear = true;
   s.image_size = tile;
@@ -55,9 +49,6 @@ VitSpec read_siglip2_vision(const Config& v, int64_t tile) {
   require(side * side == s.position_table, v, "num_patches",
           "vision_config.num_patches (" + std::to_string(s.position_table) + ") must be a square: the position "
           "table is reshaped to a square grid.");
-  require(s.hidden % s.heads == 0, v, "num_attention_heads",
-          "the vision hidden_size (" + std::to_string(s.hidden) + ") must be divisible by num_attention_heads (" +
-              std::to_string(s.heads) + ").");
   return s;
 }
 }  // namespace
