@@ -15,6 +15,7 @@ var createCardfit = (function (createModule) {
   'use strict';
 
   var CACHED_ANSWERS = 12;
+  var utf8 = new TextDecoder();
 
   // Error codes and their default messages come from the core's registry (core/error.cpp).
   function failure(summaries, code) {
@@ -57,7 +58,11 @@ var createCardfit = (function (createModule) {
         var text = answers.get(key);
         if (text === undefined) {
           try {
-            text = kind === 'tensors' ? module.tensors(configText, optionsJson, !!extra) : module[kind](configText, optionsJson);
+            // The core answers with its text's length; the bytes stay in wasm memory until the next
+            // call (wasm/bindings.cpp), so they are decoded at once.
+            var length = kind === 'tensors' ? module.tensors(configText, optionsJson, !!extra) : module[kind](configText, optionsJson);
+            var at = module.answer_data();
+            text = utf8.decode(module.HEAPU8.subarray(at, at + length));
           } catch (e) {
             restart();
             return failure(summaries, 'api.crashed');
@@ -71,7 +76,7 @@ var createCardfit = (function (createModule) {
       }
 
       return Object.freeze({
-        // The report schema this build produces, e.g. "cardfit.report/1".
+        // The report schema this build produces, e.g. "cardfit.report/2".
         schema: module.schema(),
         describe: described,
         // plan(configText, options) -> the core report ({ok: true, ...}) or {ok: false, error}.

@@ -327,7 +327,7 @@ export interface GraphBlock { name: string; first: string; last: string; kind: s
 type Answer<T> = ({ ok: true } & T) | { ok: false; error: CardfitError };
 
 export interface Cardfit {
-  /** The report schema this build produces, e.g. "cardfit.report/1". */
+  /** The report schema this build produces, e.g. "cardfit.report/2". */
   readonly schema: string;
   /** The option schema and the error registry of this build (frozen). */
   readonly describe: Describe;

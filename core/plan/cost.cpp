@@ -70,15 +70,21 @@ double forward_flops_per_token(const Model& m, int64_t seq, int64_t decoder_seq,
 }
 
 double vision_flops_per_image(const Model& m) {
+  if (!has_vision(m)) return 0;  // no vision block adds to Flops::vision
   Options o;
   return count(m, o, Mode::full, 1, 1).vision;
 }
 
-double step_flops_per_token(const Model& m, const Options& opt, Mode mode, int64_t seq) {
-  const Flops f = count(m, opt, mode, seq, images_per_sample(m, opt));
+namespace {
+double step_per_token(const Flops& f) {
   const double step = 3.0 * f.linear_trained + 2.0 * f.linear_frozen + 3.0 * f.attention + 3.0 * f.adapters +
                       f.recompute + f.untracked;
   return step / f.tokens;
+}
+}  // namespace
+
+double step_flops_per_token(const Model& m, const Options& opt, Mode mode, int64_t seq) {
+  return step_per_token(count(m, opt, mode, seq, images_per_sample(m, opt)));
 }
 
 namespace {
@@ -124,15 +130,19 @@ void cost_plan(const Model& m, const Catalog& cat, Plan& plan) {
   c.mfu = o.mfu.value_or(cat.mfu);
   c.images = images_per_sample(m, o);
   c.flops_per_image_forward = vision_flops_per_image(m);
-  c.flops_per_token_forward = forward_flops_per_token(m, plan.seq, o.decoder_seq, c.images);
-  c.flops_per_token_step = step_flops_per_token(m, o, mode, plan.seq);
   c.tokens = double(o.epochs) * double(o.samples) * double(plan.seq);
-  c.total_flops = c.flops_per_token_step * c.tokens;
+  // One walk of the graph per training mode. The full mode's forward is forward_flops_per_token's:
+  // in full mode count() reads no option but decoder_seq (no adapters; the recorded blocks and
+  // saved modules change only how the backward counts).
   double mode_flops[3], mode_flops_per_token[3];
   for (Mode alt : {Mode::full, Mode::lora, Mode::qlora}) {
-    mode_flops_per_token[int(alt)] = step_flops_per_token(m, o, alt, plan.seq);
+    const Flops f = count(m, o, alt, plan.seq, c.images);
+    if (alt == Mode::full) c.flops_per_token_forward = f.forward / f.tokens;
+    mode_flops_per_token[int(alt)] = step_per_token(f);
     mode_flops[int(alt)] = mode_flops_per_token[int(alt)] * c.tokens;
   }
+  c.flops_per_token_step = mode_flops_per_token[int(mode)];
+  c.total_flops = c.flops_per_token_step * c.tokens;
   const std::string priced = o.card.empty() ? cat.priced_card : o.card;
   for (const auto& r : plan.cards) {
     CostRow row = row_for(plan, r, mode, c.total_flops, c.flops_per_token_step, c.mfu);

@@ -87,9 +87,14 @@ int64_t StageProfile::fewest_stages(int64_t micro, int64_t limit) const {
 }
 
 std::vector<int64_t> StageProfile::greedy(int64_t stages, int64_t micro, double limit) const {
+  std::vector<int64_t> sizes;
+  return greedy_into(stages, micro, limit, sizes) ? sizes : std::vector<int64_t>{};
+}
+
+bool StageProfile::greedy_into(int64_t stages, int64_t micro, double limit, std::vector<int64_t>& sizes) const {
   const bool exact_limit = limit >= 0 && limit < 9007199254740992.0;  // 2^53
   const __int128 whole_limit = exact_limit ? __int128(std::floor(limit)) : 0;
-  std::vector<int64_t> sizes;
+  sizes.clear();
   size_t first = 0;
   for (int64_t k = 0; k < stages && first < n_; ++k) {
     const int64_t mult = std::min(stages - k, std::max<int64_t>(1, micro));
@@ -98,7 +103,7 @@ std::vector<int64_t> StageProfile::greedy(int64_t stages, int64_t micro, double 
     auto fits = [&](size_t last) {
       return exact_limit ? peak(first, last, mult) <= whole_limit : double(peak(first, last, mult)) <= limit;
     };
-    if (!fits(first + 1)) return {};
+    if (!fits(first + 1)) return false;
     size_t last = first + 1;  // fits
     if (monotone_) {
       // Galloping, then bisection: the peak grows with the blocks taken.
@@ -118,8 +123,7 @@ std::vector<int64_t> StageProfile::greedy(int64_t stages, int64_t micro, double 
     sizes.push_back(int64_t(last - first));
     first = last;
   }
-  if (first < n_) return {};
-  return sizes;
+  return first >= n_;
 }
 
 std::vector<int64_t> pipeline_cut(const StageProfile& profile, int64_t stages, int64_t micro, int64_t limit,
@@ -133,12 +137,12 @@ std::vector<int64_t> pipeline_cut(const StageProfile& profile, int64_t stages, i
   // and the greedy front-loading can lose to a cut that leaves a block for a later, lighter stage
   // (docs/performance.md, "Pipeline cut").
   double lo = 0, hi = double(limit);
+  std::vector<int64_t> cut;
   for (int it = 0; it < 48 && hi - lo > std::max(1.0, hi * 1e-6); ++it) {
     const double mid = (lo + hi) / 2;
-    std::vector<int64_t> cut = profile.greedy(stages, micro, mid);
-    if (!cut.empty()) {
+    if (profile.greedy_into(stages, micro, mid, cut)) {
       hi = mid;
-      best = std::move(cut);
+      std::swap(best, cut);
     } else {
       lo = mid;
     }

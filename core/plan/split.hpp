@@ -26,6 +26,8 @@ class StageProfile {
   /// holds min(stages − k, micro) micro-batches); empty if `stages` stages cannot hold every block.
   /// O(stages × log blocks).
   std::vector<int64_t> greedy(int64_t stages, int64_t micro, double limit) const;
+  /// The same into `sizes` (its storage reused across the balancing probes); false where greedy is empty.
+  bool greedy_into(int64_t stages, int64_t micro, double limit, std::vector<int64_t>& sizes) const;
   /// The fewest stages of any cut whose stages all peak at or under `limit` (stage k of p holding
   /// min(p − k, micro) micro-batches), by a greedy from the last stage backwards (whose
   /// multipliers do not depend on p); 0 if none. Monotone profiles only. O(stages × log blocks).

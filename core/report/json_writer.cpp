@@ -23,23 +23,41 @@ bool has_escape(uint64_t w) {
   const bool control = ((w - ones * 0x20) & ~w & high) != 0;
   return control || has_zero(w ^ (ones * '"')) || has_zero(w ^ (ones * '\\'));
 }
+
+// The length of s's leading run with nothing to escape (s.size() when there is nothing).
+size_t plain_prefix(std::string_view s) {
+  size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    if (has_escape(w)) break;
+  }
+  for (; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c == '"' || c == '\\') break;
+  }
+  return i;
+}
 }  // namespace
 
-void JsonWriter::separate() {
+bool JsonWriter::comma_due() {
   if (after_key_) {
     after_key_ = false;
-    return;
+    return false;
   }
-  if (!first_.empty()) {
-    if (!first_.back()) out_ += ',';
-    first_.back() = false;
+  if (first_.empty()) return false;
+  if (first_.back()) {
+    first_.back() = 0;
+    return false;
   }
+  return true;
 }
 
 void JsonWriter::open(char c) {
-  separate();
-  out_ += c;
-  first_.push_back(true);
+  const char text[2] = {',', c};
+  const bool comma = comma_due();
+  out_.append(text + !comma, 1 + comma);
+  first_.push_back(1);
 }
 
 void JsonWriter::close(char c) {
@@ -48,15 +66,28 @@ void JsonWriter::close(char c) {
 }
 
 JsonWriter& JsonWriter::key(std::string_view k) {
-  separate();
-  write_string(k);
-  out_ += ':';
+  const bool comma = comma_due();
+  char buf[80];  // a key with nothing to escape (all of the report's own) goes out in one append
+  if (k.size() <= sizeof buf - 4 && plain_prefix(k) == k.size()) {
+    size_t n = 0;
+    if (comma) buf[n++] = ',';
+    buf[n++] = '"';
+    std::memcpy(buf + n, k.data(), k.size());
+    n += k.size();
+    buf[n++] = '"';
+    buf[n++] = ':';
+    out_.append(buf, n);
+  } else {
+    if (comma) out_ += ',';
+    write_string(k);
+    out_ += ':';
+  }
   after_key_ = true;
   return *this;
 }
 
 JsonWriter& JsonWriter::value(std::string_view s) {
-  separate();
+  if (comma_due()) out_ += ',';
   write_string(s);
   return *this;
 }
@@ -64,19 +95,10 @@ JsonWriter& JsonWriter::value(std::string_view s) {
 void JsonWriter::write_string(std::string_view s) {
   out_ += '"';
   size_t plain = 0;  // the start of the run of characters that need no escape, copied at once
-  for (size_t i = 0; i < s.size();) {
-    if (i + 8 <= s.size()) {  // a word with nothing to escape is skipped whole
-      uint64_t w;
-      std::memcpy(&w, s.data() + i, 8);
-      if (!has_escape(w)) {
-        i += 8;
-        continue;
-      }
-    }
-    const auto c = static_cast<unsigned char>(s[i++]);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
-    out_.append(s.data() + plain, i - 1 - plain);
-    plain = i;
+  for (size_t i = plain_prefix(s); i < s.size(); i = plain + plain_prefix(s.substr(plain))) {
+    out_.append(s.data() + plain, i - plain);
+    const auto c = static_cast<unsigned char>(s[i]);
+    plain = i + 1;
     switch (c) {
       case '"': out_ += "\\\""; break;
       case '\\': out_ += "\\\\"; break;
@@ -98,45 +120,40 @@ void JsonWriter::write_string(std::string_view s) {
 
 // std::to_chars: the digits std::to_string gives, without a temporary string.
 JsonWriter& JsonWriter::signed_value(int64_t v) {
-  separate();
-  char buf[24];
-  out_.append(buf, size_t(std::to_chars(buf, buf + sizeof buf, v).ptr - buf));
+  char buf[24] = {','};
+  const char* begin = buf + !comma_due();
+  out_.append(begin, size_t(std::to_chars(buf + 1, buf + sizeof buf, v).ptr - begin));
   return *this;
 }
 
 JsonWriter& JsonWriter::unsigned_value(uint64_t v) {
-  separate();
-  char buf[24];
-  out_.append(buf, size_t(std::to_chars(buf, buf + sizeof buf, v).ptr - buf));
+  char buf[24] = {','};
+  const char* begin = buf + !comma_due();
+  out_.append(begin, size_t(std::to_chars(buf + 1, buf + sizeof buf, v).ptr - begin));
   return *this;
 }
 
 JsonWriter& JsonWriter::value(double v) {
-  separate();
-  if (!std::isfinite(v)) {
-    out_ += "null";
-    return *this;
-  }
-  char buf[64];
-  const char* end = nlohmann::detail::to_chars(buf, buf + sizeof buf, v);
-  out_.append(buf, size_t(end - buf));
+  if (!std::isfinite(v)) return null();
+  char buf[64] = {','};
+  const char* begin = buf + !comma_due();
+  out_.append(begin, size_t(nlohmann::detail::to_chars(buf + 1, buf + sizeof buf, v) - begin));
   return *this;
 }
 
 JsonWriter& JsonWriter::value(bool v) {
-  separate();
-  out_ += v ? "true" : "false";
+  const std::string_view text = v ? ",true" : ",false";
+  out_.append(text.substr(!comma_due()));
   return *this;
 }
 
 JsonWriter& JsonWriter::null() {
-  separate();
-  out_ += "null";
+  out_.append(std::string_view(",null").substr(!comma_due()));
   return *this;
 }
 
 JsonWriter& JsonWriter::raw(std::string_view json) {
-  separate();
+  if (comma_due()) out_ += ',';
   out_ += json;
   return *this;
 }

@@ -53,9 +53,11 @@ class JsonWriter {
   void write_string(std::string_view s);
   void open(char c);
   void close(char c);
-  void separate();
+  // Whether the next member or element owes a ',' (and the bookkeeping of having written it): the
+  // callers put it in the same append as what follows, one append per token.
+  bool comma_due();
   std::string& out_;
-  std::vector<bool> first_;  // per open container: nothing written in it yet
+  std::vector<uint8_t> first_;  // per open container: nothing written in it yet
   bool after_key_ = false;
 };
 

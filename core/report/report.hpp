@@ -1,4 +1,4 @@
-// The report (schema cardfit.report/1), by lifetime: the core report that every plan returns
+// The report (schema cardfit.report/2), by lifetime: the core report that every plan returns
 // (report_core.cpp, written straight to a string), the sections made only when asked (graph,
 // tensors, curves: report_sections.cpp) and the Markdown twin rendered from their JSON
 // (report_markdown.cpp), so the two never disagree. report/ formats; it computes nothing.
@@ -17,7 +17,7 @@
 
 namespace cardfit {
 
-inline constexpr const char* kReportSchema = "cardfit.report/1";
+inline constexpr const char* kReportSchema = "cardfit.report/2";
 /// The largest batch the card solver and the curves evaluate (plan/planner.cpp, plan/curve.cpp).
 inline constexpr int64_t kMaxPlanBatch = int64_t(1) << 20;
 

@@ -17,6 +17,22 @@ int64_t i64(const json& j, const char* key) {
   return it != j.end() && it->is_number() ? it->get<int64_t>() : 0;
 }
 
+// A pipeline cut's blocks per stage from its runs ([[blocks, stages], ...]): each stage listed up to
+// 12 stages ("10 + 11 + 11"), runs above that ("1 × 1000 + 2 × 7": 1,000 stages of 1 block, then 7 of 2).
+std::string stage_text(const json& runs) {
+  int64_t stages = 0;
+  for (const auto& r : runs) stages += r[1].get<int64_t>();
+  std::string out;
+  for (const auto& r : runs) {
+    const std::string blocks = std::to_string(r[0].get<int64_t>());
+    const int64_t n = r[1].get<int64_t>();
+    if (stages > 12) out += (out.empty() ? "" : " + ") + blocks + (n > 1 ? " × " + std::to_string(n) : "");
+    else
+      for (int64_t i = 0; i < n; ++i) out += (out.empty() ? "" : " + ") + blocks;
+  }
+  return out;
+}
+
 std::string cell(const json& card, const char* mode) {
   const int64_t b = i64(card["max_batch"], mode);
   if (b > 0) {
@@ -26,8 +42,7 @@ std::string cell(const json& card, const char* mode) {
   }
   const json& s = card["split"][mode];
   if (s.is_null()) return "does not fit at batch 1";
-  std::string cut;
-  for (const auto& n : s["stage_blocks"]) cut += (cut.empty() ? "" : " + ") + std::to_string(n.get<int64_t>());
+  const std::string cut = stage_text(s.value("stage_runs", json::array()));
   std::string out = std::to_string(i64(s, "cards")) + " cards at batch 1 (" + s["strategy"].get<std::string>() +
                     (cut.empty() ? "" : ": " + cut + " blocks") + ")";
   const json alternatives = s.value("alternatives", json::array());

@@ -225,7 +225,7 @@ test('exports: Markdown twin, JSON report, CSV card table, badge JSON, embed sni
   assert.match(md.body, /124,439,808/);
   const json = await get('json');
   const report = JSON.parse(json.body);
-  assert.equal(report.schema, 'cardfit.report/1');
+  assert.equal(report.schema, 'cardfit.report/2');
   assert.equal(report.params.total, 124439808);
   assert.equal(report.markdown, undefined, 'the JSON export is the core report; the Markdown twin is its own call');
   assert.match(md.body, /^# gpt2: GPU memory and cost/);

@@ -8,7 +8,7 @@ using nlohmann::json;
 TEST_CASE("gpt2 report carries the contract fields") {
   const json r = plan(example("gpt2.json"));
   REQUIRE(r["ok"] == true);
-  CHECK(r["schema"] == "cardfit.report/1");
+  CHECK(r["schema"] == "cardfit.report/2");
   CHECK(r["model"]["model_type"] == "gpt2");
   CHECK(r["params"]["total"] == 124439808);
   const json& t0 = r["params"]["tensors"][0];

@@ -40,13 +40,28 @@ json assembled(cardfit::Planner& planner, const std::string& config, const json&
   return r;
 }
 
+// A cut's stages as the list of blocks per stage the snapshot holds, from the report's runs
+// ([[blocks, stages], ...], cardfit.report/2).
+void expand_stage_runs(json& option) {
+  if (!option.contains("stage_runs")) return;
+  json blocks = json::array();
+  for (const auto& r : option["stage_runs"])
+    for (int64_t i = 0; i < r[1].get<int64_t>(); ++i) blocks.push_back(r[0]);
+  option.erase("stage_runs");
+  option["stage_blocks"] = std::move(blocks);
+}
+
 // A card's cuts without the copy of the chosen cut's stages its alternatives once repeated (the
 // report lists them once since; every number of every strategy is kept).
 json cuts(json split) {
   for (auto& [mode, s] : split.items()) {
-    if (!s.is_object() || !s.contains("alternatives")) continue;
-    for (auto& a : s["alternatives"])
+    if (!s.is_object()) continue;
+    expand_stage_runs(s);
+    if (!s.contains("alternatives")) continue;
+    for (auto& a : s["alternatives"]) {
+      expand_stage_runs(a);
       if (a["strategy"] == s["strategy"]) a.erase("stage_blocks");
+    }
   }
   return split;
 }

@@ -18,19 +18,27 @@ const cardfit = await createCardfit();
 test('the public API is exactly {schema, describe, plan, graph, tensors, curves, markdown}', () => {
   assert.deepEqual(Object.keys(cardfit).sort(), ['curves', 'describe', 'graph', 'markdown', 'plan', 'schema', 'tensors']);
   assert.deepEqual(Object.keys(cardfit.describe).sort(), ['errors', 'groups', 'options']);
-  assert.equal(cardfit.schema, 'cardfit.report/1');
+  assert.equal(cardfit.schema, 'cardfit.report/2');
   assert.ok(Object.isFrozen(cardfit));
 });
 
 test('the raw module binds the entry points and exports no runtime helpers', async () => {
   const raw = await createCardfitModule();
-  for (const name of ['plan', 'graph', 'tensors', 'curves', 'markdown', 'handle', 'schema', 'describe']) assert.equal(typeof raw[name], 'function', name);
+  for (const name of ['plan', 'graph', 'tensors', 'curves', 'markdown', 'answer_data', 'handle', 'schema', 'describe']) assert.equal(typeof raw[name], 'function', name);
   for (const name of ['setValue', 'getValue', 'ccall', 'cwrap', 'FS', 'UTF8ToString', 'stringToUTF8', 'addFunction', 'allocate']) {
     assert.equal(raw[name], undefined, `${name} must not be exported`);
   }
   // Emscripten 3.1.6 puts every wasm export (_malloc and _free among them, which Embind's own
   // string passing needs) on the raw module; the public API above never hands that module out.
   assert.equal(JSON.parse(raw.handle(gpt2, '{}')).ok, true);
+  // The lifetime calls answer with their text's length, its bytes in wasm memory until the next
+  // call (api.js decodes them); it reads as handle's report does.
+  const length = raw.plan(gpt2, '{}');
+  const at = raw.answer_data();
+  assert.equal(typeof length, 'number');
+  const planned = JSON.parse(new TextDecoder().decode(raw.HEAPU8.subarray(at, at + length)));
+  assert.equal(planned.ok, true);
+  assert.equal(planned.params.total, JSON.parse(raw.handle(gpt2, '{}')).params.total);
 });
 
 for (const x of examples) {

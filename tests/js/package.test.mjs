@@ -63,10 +63,10 @@ test('import { createCardfit } from "cardfit" (ESM) and require("cardfit") (Comm
     const r = api.plan(readFileSync('config.json', 'utf8'), { mode: 'lora' });
     console.log(JSON.stringify([api.schema, r.params.total, r.plan.mode, typeof whole.createCardfit]));`], app);
   assert.equal(esm.code, 0, esm.err);
-  assert.deepEqual(JSON.parse(esm.out), ['cardfit.report/1', 124439808, 'lora', 'function']);
+  assert.deepEqual(JSON.parse(esm.out), ['cardfit.report/2', 124439808, 'lora', 'function']);
   const cjs = run(process.execPath, ['-e', "require('cardfit').createCardfit().then((a) => console.log(a.schema))"], app);
   assert.equal(cjs.code, 0, cjs.err);
-  assert.equal(cjs.out.trim(), 'cardfit.report/1');
+  assert.equal(cjs.out.trim(), 'cardfit.report/2');
 });
 
 test('"exports" resolves the types, the widget and the hub client inside the installed package', () => {

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { importWeb } from './web-loader.mjs';
 
-const { fitCell, strategyLabel } = await importWeb('fit-cell.js');
+const { fitCell, stageBlocks, stageText, strategyLabel } = await importWeb('fit-cell.js');
 
 test('a batch that fits, with and without a smaller batch at the margin', () => {
   const c = { max_batch: { full: 12, lora: 4 }, safe_batch: { full: 9, lora: 4 } };
@@ -26,16 +26,21 @@ test('borderline: batch 1 only on the estimate', () => {
 });
 
 test('a cut across cards: strategy, stages (or their range), alternatives and the cheapest in the tooltip', () => {
-  const split = { cards: 3, strategy: 'pipeline', stage_blocks: [10, 11, 11], per_card_bytes: 70e9, cheapest: 'zero3',
+  const split = { cards: 3, strategy: 'pipeline', stage_runs: [[10, 1], [11, 2]], per_card_bytes: 70e9, cheapest: 'zero3',
     alternatives: [{ strategy: 'pipeline', cards: 3 }, { strategy: 'zero3', cards: 4 }] };
   const f = fitCell({ max_batch: { full: 0 }, split: { full: split } }, 'full');
   assert.deepEqual([f.kind, f.text, f.main, f.sub, f.short], ['split', '3 cards, pipeline cut: 10 + 11 + 11 blocks', '3 cards', 'pipeline cut: 10 + 11 + 11 blocks', '3 cards']);
   assert.equal(f.title, '3 cards, pipeline cut: 10 + 11 + 11 blocks; fullest card holds 70.0 GB. Also fits: ZeRO-3 on 4. Fewest card-hours: ZeRO-3.');
   assert.equal(f.shortTitle, '3 cards, pipeline: 10 + 11 + 11 blocks');
-  const many = fitCell({ split: { full: { cards: 8, strategy: 'pipeline', stage_blocks: [7, 8, 8, 8, 8, 8, 8, 6] } } }, 'full');
+  const many = fitCell({ split: { full: { cards: 8, strategy: 'pipeline', stage_runs: [[7, 1], [8, 6], [6, 1]] } } }, 'full');
   assert.equal(many.text, '8 cards, pipeline cut: 6–8 blocks per card');
   assert.equal(fitCell({ split: { full: { cards: 2, strategy: 'zero3' } } }, 'full').text, '2 cards, ZeRO-3');
   assert.equal(strategyLabel('tensor'), 'tensor parallel');
+  const deep = { cards: 1011, strategy: 'pipeline', stage_runs: [[1, 1000], [2, 7], [3, 4]] };
+  assert.equal(stageBlocks(deep).length, 1011);
+  assert.deepEqual(stageBlocks(deep).slice(998, 1002), [1, 1, 2, 2]);
+  assert.equal(stageText(deep), '1 × 1000 + 2 × 7 + 3 × 4');
+  assert.equal(fitCell({ split: { full: deep } }, 'full').title, '1011 cards, pipeline cut: 1 × 1000 + 2 × 7 + 3 × 4 blocks; fullest card holds —.');
 });
 
 test('does not fit', () => {

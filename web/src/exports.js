@@ -5,6 +5,7 @@
 
 import { MODES, bytes, el, list } from './format.js';
 import { OPTION_SPECS, optionToString } from './state.js';
+import { stageBlocks } from './fit-cell.js';
 
 export function csvCell(v) {
   const s = v === null || v === undefined ? '' : String(v);
@@ -46,7 +47,7 @@ export function cardsCsv(r) {
     for (const m of MODES) {
       const s = (c.split || {})[m];
       row.push((c.max_batch || {})[m] ?? '', (c.safe_batch || {})[m] ?? '', (c.borderline || {})[m] ? 'true' : 'false',
-        s ? s.cards : '', s ? s.strategy : '', s ? list(s.stage_blocks).join('+') : '');
+        s ? s.cards : '', s ? s.strategy : '', s ? stageBlocks(s).join('+') : '');
     }
     const sr = servingRows.get(c.id);
     for (const [name, read] of SERVING_COLUMNS) row.push(sr ? read(sr, serving) ?? '' : '');

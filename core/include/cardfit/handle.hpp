@@ -9,11 +9,11 @@
 namespace cardfit {
 
 /// Plans a Hugging Face config.json under the given options (a JSON object, see docs/api.md).
-/// Returns `{"ok":true,"schema":"cardfit.report/1",...}` or
+/// Returns `{"ok":true,"schema":"cardfit.report/2",...}` or
 /// `{"ok":false,"error":{"code","message","path"[,"line","column"]}}`.
 std::string handle(std::string_view config_text, std::string_view options_json);
 
-/// The schema version string of the report ("cardfit.report/1").
+/// The schema version string of the report ("cardfit.report/2").
 const char* report_schema();
 
 /// The error JSON of the last resort (code "internal", a fixed message): for a caller's own

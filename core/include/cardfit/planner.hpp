@@ -17,7 +17,7 @@ class Planner {
   Planner(const Planner&) = delete;
   Planner& operator=(const Planner&) = delete;
 
-  /// The core report (tens of KB): {"ok":true,"schema":"cardfit.report/1",headline, model, params
+  /// The core report (tens of KB): {"ok":true,"schema":"cardfit.report/2",headline, model, params
   /// (no tensor list), checkpoint, plan, modes, cards, cost, checks, assumptions, memory_events,
   /// checks_by_batch, linear_names}.
   std::string plan(std::string_view config_text, std::string_view options_json);
