@@ -57,8 +57,11 @@ struct Trainable {
   int bytes = 4;
 };
 
+// master: the fp32 master copy, apart from the states, so that a per-rank model partitions each
+// once (parallel.cpp); the single card holds states + master.
 struct OptimizerCost {
-  int64_t states = 0, temporaries = 0;
+  int64_t states = 0, master = 0, temporaries = 0;
+  int64_t held() const { return add(states, master); }
 };
 
 // fp32_master: the model runs in 16 bit without autocast (DeepSpeed's fp16/bf16 engines): the
@@ -70,7 +73,7 @@ OptimizerCost optimizer_cost(const Options& opt, const std::vector<Trainable>& t
   if (fp32_master && opt.optimizer != Optimizer::none) {
     for (const auto& t : ts) {
       const int64_t n = numel(t.shape);
-      c.states = add(c.states, mul(n, 4));        // master copy
+      c.master = add(c.master, mul(n, 4));
       c.temporaries = add(c.temporaries, mul(n, 4));  // fp32 gradients at the step
       switch (opt.optimizer) {
         case Optimizer::adamw: c.states = add(c.states, mul(n, 8)); break;
@@ -658,14 +661,16 @@ MemoryModel::MemoryModel(const Model& m, const Options& given, Mode mode, int64_
       t.bytes = 4;
       (numel(t.shape) >= 100000 ? large : small).push_back(t);
     }
-    paged_ = optimizer_cost(opt, large, fp32_master).states;
-    oc = OptimizerCost{optimizer_cost(opt, small, fp32_master).states, 0};
+    paged_ = optimizer_cost(opt, large, fp32_master).held();
+    const OptimizerCost kept = optimizer_cost(opt, small, fp32_master);
+    oc = OptimizerCost{kept.states, kept.master, 0};
   }
   step.accum = opt.grad_accum > 1 && !step.grads_per_block;
   Event& base = step.base;
   base.fixed[kWeights] = total_weights;
   base.fixed[kAdapters] = total_adapters;
-  base.fixed[kStates] = oc.states;
+  base.fixed[kStates] = oc.held();
+  master_ = oc.master;
   base.fixed[kWorkspace] = kLibraryWorkspace;
   if (step.accum) base.fixed[kGrads] = total_grads;
   // DistributedDataParallel (gpus > 1) keeps gradient buckets: one more copy of the gradients
@@ -727,7 +732,7 @@ MemoryModel::MemoryModel(const Model& m, const Options& given, Mode mode, int64_
     const double share = double(grads[bi]) / double(total_trainable_bytes);
     b.weights = add(weights[bi], adapters[bi]);
     b.gradients = grads[bi];
-    b.optimizer = int64_t(double(oc.states + oc.temporaries) * share);
+    b.optimizer = int64_t(double(oc.held() + oc.temporaries) * share);
     b.state = add(add(b.weights, b.gradients), add(b.optimizer, ckpt[bi] ? 0 : add(casts[bi], bc[bi].fixed)));
     int64_t p16 = 0;
     for (const auto& n : m.blocks[bi].nodes) p16 = add(p16, mul(n.params, 2));

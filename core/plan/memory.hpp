@@ -97,6 +97,9 @@ class MemoryModel {
   int64_t kv_per_sample() const { return kv_; }
   /// Optimizer states a paged optimizer keeps in unified memory, outside the peak (stacks.hpp).
   int64_t paged_bytes() const { return paged_; }
+  /// The fp32 master copy inside the optimizer states (kStatesC) without autocast (memory.cpp
+  /// optimizer_cost, fp32_master), 0 otherwise: a per-rank model partitions it apart.
+  int64_t master_bytes() const { return master_; }
 
   static constexpr int kComponents = 15;
 
@@ -151,7 +154,7 @@ class MemoryModel {
   int64_t seq_;
   Overheads ov_;
   int64_t trainable_ = 0;
-  int64_t logits_ = 0, kv_ = 0, paged_ = 0;
+  int64_t logits_ = 0, kv_ = 0, paged_ = 0, master_ = 0;
   std::array<std::string, kComponents> labels_;
   std::vector<std::string> phase_names_;
   std::vector<std::string> block_names_;

@@ -44,6 +44,25 @@ constexpr int64_t kNodeCards = 8;
 bool is_fsdp(Parallel p) { return p == Parallel::fsdp || p == Parallel::fsdp2 || p == Parallel::hsdp; }
 bool is_zero(Parallel p) { return p == Parallel::zero1 || p == Parallel::zero2 || p == Parallel::zero3; }
 
+// What DeepSpeedZeroOptimizer.step (stage_1_and_2.py, v0.9.0 and edaa722) holds beyond the rank's
+// state at its three moments, in order: the norm (get_grad_norm_direct: g.data.double() of each
+// in-partition gradient, one tensor at a time, the 16-bit gradients live), the flatten
+// (self.flatten(averaged_gradients).to(fp32): the flat 16-bit copy and the fp32 partition, the
+// gradients live) and the optimizer (averaged_gradients freed; the fp32 partition and the
+// optimizer's temporaries). The plan takes the largest.
+struct StepMoment {
+  int64_t grads = 0, fp32 = 0, copies = 0;
+  int64_t total() const { return add(add(grads, fp32), copies); }
+};
+StepMoment zero12_step(int64_t grads16, int64_t flat16, int64_t fp32, int64_t norm_copy, int64_t optimizer_temps) {
+  const StepMoment norm{grads16, 0, norm_copy}, flat{grads16, fp32, flat16},
+      optimizer{0, add(fp32, optimizer_temps), 0};
+  StepMoment best = norm;
+  for (const StepMoment& m : {flat, optimizer})
+    if (m.total() > best.total()) best = m;
+  return best;
+}
+
 [[noreturn]] void bad(const std::string& field, const std::string& message) {
   throw Error(ErrorCode::option_value, message, field);
 }
@@ -152,6 +171,10 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
     }
   weights_ = add(first->fixed[M::kWeightsC], first->fixed[M::kAdaptersC]);
   states_ = first->fixed[M::kStatesC];
+  single_master_ = single.master_bytes();
+  // DeepSpeed with torch_adam: torch.optim.AdamW; torch 1.13 defaults foreach to False (the
+  // single-tensor loop), which optimizer_impl forloop stands for. Otherwise FusedAdam, no temporary.
+  torch_adam_ = opt.optimizer == Optimizer::adamw && opt.optimizer_impl == OptimizerImpl::forloop;
   for (const auto& e : events)
     if (e.phase == 2 + phase_offset_) {
       grads_ = e.fixed[M::kGradsC];
@@ -184,6 +207,7 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
       // its module: partitioned and gathered with it, and the only one that trains.
       if (lora_ && is_lora_target(n, opt)) {
         const LoraDims d = lora_dims(n);
+        largest_grad_ = std::max(largest_grad_, mul(opt.lora_rank, std::max(d.in, d.out)));  // lora_A or lora_B
         const int64_t a = mul(opt.lora_rank, mul(d.in + d.out, n.experts));
         e = add(e, a);
         train_[b] = add(train_[b], a);
@@ -194,6 +218,13 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
     }
     total_train_ = add(total_train_, train_[b]);
     total_elems_ = add(total_elems_, elems_[b]);
+  }
+  // Full fine-tune: the largest trainable tensor (a tied head is its embedding); TP splits it.
+  if (!lora_) {
+    for (const auto& t : m.tensors)
+      if (t.tied_to.empty()) largest_grad_ = std::max(largest_grad_, ceil_div(t.count(), lay.tp));
+    if (m.tensors.empty())
+      for (int64_t e : module_) largest_grad_ = std::max(largest_grad_, e);
   }
   const int64_t ns = lay.shard;
   // Per-tensor sharding (FSDP2 dim-0 chunks, ZeRO-3 per-parameter partitions) needs the tensors
@@ -376,7 +407,10 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
   labels_[kStates] = std::string("Optimizer states (") + optimizer_name(opt.optimizer) + (sharded ? ", sharded)" : ")");
   labels_[kGrads] = is_fsdp(st) ? "Sharded gradients" : is_zero(st) && st != Parallel::zero1 ? "Gradient partitions (16-bit)"
                                                                                            : "Gradients";
-  labels_[kOptTemp] = is_zero(st) ? "fp32 gradient partition at the step" : "Optimizer temporaries";
+  labels_[kOptTemp] = !is_zero(st) ? "Optimizer temporaries"
+                      : torch_adam_ && st != Parallel::zero3 ? "fp32 gradient partition and torch AdamW temporaries at the step"
+                                                              : "fp32 gradient partition at the step";
+  labels_[kStepCopies] = "Gradient copies at the step (fp64 for the norm, flat 16-bit)";
   labels_[kGathered] = is_fsdp(st) ? "All-gathered units (current, prefetched, kept)" : "Gathered parameters (ZeRO-3 fetch, prefetch, reuse)";
   labels_[kUnshardedGrads] = is_fsdp(st) ? "Unsharded gradients and reduce-scatter output" : "Gradients not yet bucketed";
   labels_[kBuckets] = is_zero(st) ? "DeepSpeed reduce bucket (reduce_bucket_size, 16-bit)" : "DDP gradient buckets";
@@ -482,7 +516,10 @@ std::array<int64_t, R::kCount> RankModel::event_bytes(size_t ei, int64_t batch) 
   // kMaster: the states per element are what is left, already fp32. With autocast, in the adapters'
   // dtype, scaled to fp32.
   const int64_t T = std::max<int64_t>(1, total_train_);
-  const int64_t states = !lora_        ? scale_exact(states_, mul(R, 4), mul(full, master_))
+  // Full fine-tune without autocast: the single card's states hold the master (single_master_);
+  // what is left is fp32 already and is partitioned as it is (the master is kMaster, once).
+  const int64_t states = !lora_ && single_master_ > 0 ? scale_exact(states_ - single_master_, R, full)
+                         : !lora_                     ? scale_exact(states_, mul(R, 4), mul(full, master_))
                          : lora_master_ ? scale_exact(std::max<int64_t>(0, states_ - mul(4, total_train_)), RT, T)
                                         : scale_exact(states_, mul(RT, 4), mul(T, master_));
   out[kMaster] = mul(4, RT);
@@ -529,6 +566,16 @@ std::array<int64_t, R::kCount> RankModel::event_bytes(size_t ei, int64_t batch) 
     if (step) {
       out[kGrads] = mul(c, RT);      // averaged_gradients of the partition (16-bit)
       out[kOptTemp] = mul(4, RT);    // single_partition_of_fp32_groups[i].grad (fp32)
+      if (!lay_.offload_optimizer) {
+        // The step on the GPU (offload: on the host, cpu_offload path): flatten's 16-bit copy (none
+        // when the gradients are fp32 already: .to returns them), the fp64 copy of the largest
+        // gradient in the partition, torch AdamW's sqrt(exp_avg_sq) and its quotient.
+        const StepMoment sm = zero12_step(mul(c, RT), c == 4 ? 0 : mul(c, RT), mul(4, RT),
+                                          mul(8, std::min(largest_grad_, RT)), torch_adam_ ? mul(8, RT) : 0);
+        out[kGrads] = sm.grads;
+        out[kOptTemp] = sm.fp32;
+        out[kStepCopies] = sm.copies;
+      }
     }
   }
   return out;
@@ -560,7 +607,7 @@ std::array<int64_t, R::kCount> RankModel::offload(std::array<int64_t, kCount>& g
   return host;
 }
 
-std::array<int64_t, 16> RankModel::moment(size_t event, int64_t batch, std::array<int64_t, 16>* host) const {
+std::array<int64_t, R::kCount> RankModel::moment(size_t event, int64_t batch, std::array<int64_t, kCount>* host) const {
   auto gpu = event_bytes(event, batch);
   auto h = offload(gpu);
   if (host) *host = h;
@@ -602,9 +649,9 @@ RankMemory RankModel::at(int64_t batch) const {
   }
   for (size_t p = 0; p < names.size(); ++p) r.phases.push_back({names[p], phase_peak[p]});
   static constexpr const char* ids[kCount] = {
-      "parameters", "fp32_master", "optimizer_states", "gradients", "optimizer_temporaries", "gathered_parameters",
-      "unsharded_gradients", "reduce_buckets", "weight_cast_cache", "activations", "checkpoints", "recompute",
-      "logits", "working_set", "communication_buffers", "library_workspace"};
+      "parameters", "fp32_master", "optimizer_states", "gradients", "optimizer_temporaries", "step_gradient_copies",
+      "gathered_parameters", "unsharded_gradients", "reduce_buckets", "weight_cast_cache", "activations", "checkpoints",
+      "recompute", "logits", "working_set", "communication_buffers", "library_workspace"};
   for (int c = 0; c < kCount; ++c) {
     if (best_gpu[size_t(c)] != 0) r.components.push_back({ids[c], labels_[size_t(c)], best_gpu[size_t(c)]});
     if (best_host[size_t(c)] != 0) {
@@ -762,6 +809,22 @@ ParallelPlan plan_parallel(const Model& m, const Options& opt, const MemoryModel
        "partition buffer from initialisation; the step makes the partition's fp32 gradient (stage 3: one sub-group).",
        "deepspeed/runtime/zero/stage_1_and_2.py setup_buckets, reduce_ipg_grads; stage3.py "
        "_prepare_fp32_grad_for_sub_group; partition_parameters.py _partition_param"},
+      {"zero_master_once",
+       "Without autocast the single card's optimizer states hold the fp32 master copy (4 bytes per element before "
+       "the states); per rank the master is the fp32 master partition and the states are the rest, already fp32, "
+       "each partitioned once (AdamW: 4 + 8 bytes per partitioned element).",
+       "deepspeed/runtime/zero/stage_1_and_2.py DeepSpeedZeroOptimizer.__init__ (single_partition_of_fp32_groups), "
+       "initialize_optimizer_states"},
+      {"zero_step",
+       "ZeRO-1/2 step on the GPU, the largest of three moments: the gradient norm copies each in-partition gradient "
+       "to fp64, one tensor at a time (8 bytes × the largest trainable tensor, with the 16-bit gradients); the "
+       "flatten makes a flat 16-bit copy of the partition's gradients while their fp32 copy is made; the optimizer "
+       "steps the fp32 partition with the 16-bit gradients freed, plus, with optimizer_impl forloop (DeepSpeed's "
+       "torch_adam: torch.optim.AdamW, single-tensor), sqrt(exp_avg_sq) and its quotient (8 bytes per partitioned "
+       "element); otherwise FusedAdam, no temporary. Offload: the step runs on the host.",
+       "deepspeed/runtime/zero/stage_1_and_2.py step, scaled_global_norm, get_grad_norm_direct (v0.9.0 0b5252b, "
+       "edaa722); deepspeed/runtime/engine.py _configure_basic_optimizer (torch_adam); torch/optim/adamw.py "
+       "_single_tensor_adamw"},
       {"zero3_fetch",
        "ZeRO-3 gathers per module: the running block's largest module plus the prefetch bucket (at most "
        "max_live_parameters); a block stays gathered from its forward to its backward when the trace between them "

@@ -50,14 +50,14 @@ class RankModel {
   int64_t reserved(int64_t batch) const { return single_.reserved_for(peak(batch)); }
   /// One moment of the step (an index into the single model's events()): the GPU bytes per
   /// component (kCount order) after offload, and what offload put in host memory.
-  std::array<int64_t, 16> moment(size_t event, int64_t batch, std::array<int64_t, 16>* host = nullptr) const;
+  std::array<int64_t, 17> moment(size_t event, int64_t batch, std::array<int64_t, 17>* host = nullptr) const;
 
   /// Rank-state component indices.
   enum C {
-    kParams, kMaster, kStates, kGrads, kOptTemp, kGathered, kUnshardedGrads, kBuckets, kCast, kActs, kCkpt,
-    kRecompute, kLogits, kWork, kComm, kWorkspace, kCount
+    kParams, kMaster, kStates, kGrads, kOptTemp, kStepCopies, kGathered, kUnshardedGrads, kBuckets, kCast, kActs,
+    kCkpt, kRecompute, kLogits, kWork, kComm, kWorkspace, kCount
   };
-  static_assert(kCount == 16);
+  static_assert(kCount == 17);
 
  private:
   std::array<int64_t, kCount> event_bytes(size_t event, int64_t batch) const;
@@ -88,6 +88,11 @@ class RankModel {
   int64_t total_train_ = 0, train_shard_ = 0;
   int master_ = 4, compute_ = 2;
   int64_t states_ = 0, temps_ = 0, weights_ = 0, grads_ = 0;
+  int64_t single_master_ = 0;  // the fp32 master inside states_ (memory.hpp master_bytes)
+  // ZeRO-1/2 step: the largest trainable tensor (elements; its gradient is copied to fp64 for the
+  // norm) and whether torch's single-tensor AdamW steps the flat partition (optimizer_impl forloop).
+  int64_t largest_grad_ = 0;
+  bool torch_adam_ = false;
   double act_scale_ = 1, logit_scale_ = 1, work_scale_ = 1, ckpt_scale_ = 1;
   int64_t comm_per_sample_ = 0, bucket_elems_ = 0;
 };

@@ -66,6 +66,7 @@ TEST_CASE("LoRA under ZeRO-2: the 16-bit model whole per rank, the adapters' mas
     CHECK(at[R::kStates] == 8 * part);       // AdamW exp_avg + exp_avg_sq, fp32
     CHECK(at[R::kGrads] == 2 * part);        // averaged_gradients, 16-bit
     CHECK(at[R::kOptTemp] == 4 * part);      // the partition's fp32 gradient at the step
+    CHECK(at[R::kStepCopies] == 2 * part);   // flatten's 16-bit copy, live while the fp32 one is made
   }
 }
 

@@ -70,7 +70,7 @@ struct Setup {
   }
 };
 
-int64_t total(const std::array<int64_t, 16>& a) {
+int64_t total(const std::array<int64_t, R::kCount>& a) {
   int64_t s = 0;
   for (int64_t x : a) s += x;
   return s;
@@ -211,11 +211,13 @@ TEST_CASE("offload_optimizer moves exactly the optimizer's state off the GPU", "
     Setup off("meta-llama-3-8b.json", opts(4, z));
     const RankModel a = on.rank(p), b = off.rank(p);
     for (size_t e = 0; e < on.single->events().size(); ++e) {
-      std::array<int64_t, 16> host{};
+      std::array<int64_t, R::kCount> host{};
       const auto gpu = a.moment(e, 1, &host), base = b.moment(e, 1);
-      // fp32 master, states, the step's fp32 gradients and the gradient partitions: host.
+      // fp32 master, states, the step's fp32 gradients and the gradient partitions: host. The
+      // ZeRO-2 step's GPU copies of the gradients (flatten, fp64 norm) are not made: the step
+      // runs on the host (stage_1_and_2.py step, cpu_offload).
       const int64_t moved = base[R::kMaster] + base[R::kStates] + base[R::kOptTemp] + base[R::kGrads];
-      CHECK(total(base) - total(gpu) == moved);
+      CHECK(total(base) - total(gpu) == moved + base[R::kStepCopies]);
       CHECK(total(host) == moved);
       CHECK(gpu[R::kParams] == base[R::kParams]);
       CHECK(gpu[R::kBuckets] == base[R::kBuckets]);
@@ -326,4 +328,44 @@ TEST_CASE("expert parallel splits the experts over ep, their data-parallel shard
   const size_t f = e.event("forward of model.layers.3");
   // 2 buffers × 2048 tokens × top-2 × hidden 4096 × 2 bytes.
   CHECK(e.rank(Parallel::zero3).moment(f, 1)[R::kComm] == 2 * 2048 * 2 * 4096 * 2);
+}
+
+// BLOOM-560M full fine-tune under ZeRO-2 on 2 GPUs, fp16 without autocast (DeepSpeed's fp16 engine,
+// the BELLE#402 runs), by hand from DeepSpeed v0.9.0 deepspeed/runtime/zero/stage_1_and_2.py and
+// modeling_bloom.py: the fp32 master partition and AdamW's two fp32 moments on it, once each (the
+// single card's states hold the master: memory.cpp optimizer_cost), and the step's three moments.
+TEST_CASE("ZeRO-2 without autocast: BLOOM-560M master and states partitioned once and the step copies", "[parallel]") {
+  constexpr int64_t h = 1024, vocab = 250880, layers = 24;
+  constexpr int64_t layer = 2 * 2 * h + (3 * h * h + 3 * h) + (h * h + h) + (4 * h * h + 4 * h) + (4 * h * h + h);
+  constexpr int64_t embed = vocab * h;                       // tied to lm_head: one tensor, the largest
+  constexpr int64_t P = layers * layer + embed + 2 * h + 2 * h;  // + embedding and final layer norms
+  static_assert(layer == 12596224 && P == 559214592);
+  // One flat group padded to 2 (nccl_start_alignment_factor) × 2 ranks: 559,214,592 divides by 4.
+  constexpr int64_t part = P / 2;
+  const char* base = R"({"mode":"full","seq":512,"gpus":2,"parallel":"zero2","precision":"fp16-mixed",)"
+                     R"("autocast":false,"optimizer":"adamw","deepspeed_bucket":1048576)";
+  Setup s("bloom-560m.json", std::string(base) + "}");
+  CHECK(s.model.parameter_count() == P);
+  const auto st = s.rank(Parallel::zero2).moment(s.event("optimizer step"), 1);
+  CHECK(st[R::kParams] == 2 * P);                 // the 16-bit model, whole (bit16_groups_flat)
+  CHECK(st[R::kMaster] == 4 * part);              // single_partition_of_fp32_groups: 1,118,429,184
+  CHECK(st[R::kStates] == 8 * part);              // exp_avg + exp_avg_sq: 2,236,858,368 (was 24 × part)
+  // FusedAdam (no temporary): the norm's moment is the largest. get_grad_norm_direct copies each
+  // gradient of the partition to fp64, one at a time; the embedding's 256,901,120 elements are
+  // whole in rank 0's partition: 8 × embed = 2,055,208,960 with the 16-bit partition live, against
+  // the flatten (16-bit copy + fp32 partition: 6 × part) and the step (fp32 partition: 4 × part).
+  CHECK(st[R::kGrads] == 2 * part);
+  CHECK(st[R::kStepCopies] == 8 * embed);
+  CHECK(st[R::kOptTemp] == 0);
+  CHECK(st[R::kBuckets] == 2 * 1048576);
+  // torch_adam (optimizer_impl forloop): torch's single-tensor AdamW over the flat fp32 partition
+  // holds exp_avg_sq.sqrt() and its quotient (8 × part) with the fp32 gradient (4 × part), the
+  // 16-bit gradients freed: 3,355,287,552 bytes, more than the norm's 2,614,423,552.
+  Setup t("bloom-560m.json", std::string(base) + R"(,"optimizer_impl":"forloop"})");
+  const auto ts = t.rank(Parallel::zero2).moment(t.event("optimizer step"), 1);
+  CHECK(ts[R::kGrads] == 0);
+  CHECK(ts[R::kStepCopies] == 0);
+  CHECK(ts[R::kOptTemp] == 12 * part);
+  CHECK(total(ts) == 2 * P + 4 * part + 8 * part + 12 * part + 2 * 1048576 + kWorkspace);
+  CHECK(t.rank(Parallel::zero2).peak(1) >= total(ts));
 }
