@@ -44,6 +44,8 @@ TEST_CASE("QLoRA on a bitsandbytes fp4 checkpoint without double quantization pl
   const json given = qlora(plain(), {{"qlora_quant", "fp4"}, {"double_quant", false}});
   const json dflt = qlora(plain());
   CHECK(r["plan"]["qlora_quant"] == "fp4");
+  CHECK(r["plan"]["double_quant"] == false);  // the echo the page's form defaults read
+  CHECK(dflt["plan"]["double_quant"] == true);
   CHECK(r["plan"]["peak_bytes"] == given["plan"]["peak_bytes"]);
   CHECK(r["plan"]["peak_bytes"] != dflt["plan"]["peak_bytes"]);
   const std::string text = text_of(r, "qlora");

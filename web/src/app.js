@@ -312,6 +312,11 @@ function updateModelFields(r) {
   }
   const nameOf = cardNames(r.cards);
   if (!want && priced) cardSel.options[0].textContent = `default (${nameOf(list(r.cards).find((c) => c.id === priced) || { id: priced, name: priced })})`;
+  // The QLoRA base's defaults as planned: nf4 with double quantization, or a bitsandbytes
+  // checkpoint's own (core/plan/checkpoint_quant.cpp).
+  const plan = r.plan || {};
+  if (plan.qlora_quant) $('#opt-qlora_quant').options[0].textContent = `default (${plan.qlora_quant})`;
+  if (typeof plan.double_quant === 'boolean') $('#opt-double_quant').options[0].textContent = `default (${plan.double_quant})`;
 
   const names = list(r.linear_names);
   const box = $('#opt-lora_targets');

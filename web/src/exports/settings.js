@@ -50,7 +50,7 @@ export function exportSettings(report, ctx) {
       targets,
       modulesToSave: Array.isArray(o.modules_to_save) ? o.modules_to_save.map(String) : [],
     } : null,
-    quant: p.mode === 'qlora' ? { kind: p.qlora_quant || 'nf4', doubleQuant: o.double_quant !== false } : null,
+    quant: p.mode === 'qlora' ? { kind: p.qlora_quant || 'nf4', doubleQuant: typeof p.double_quant === 'boolean' ? p.double_quant : o.double_quant !== false } : null,
     deepspeedBucket: Number.isSafeInteger(o.deepspeed_bucket) ? o.deepspeed_bucket : null,
     strategy,              // 'single' (one card, or data parallel over `cards`), 'zero1', 'zero2', 'zero3'
     cards,
