@@ -6,6 +6,7 @@
 #include "recurrent_state.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include <unordered_map>
@@ -44,8 +45,29 @@ int64_t adam8bit_state(int64_t n) {
 
 // HF Adafactor (beta1 None): factored fp32 second moments of rows and columns for tensors of 2+
 // dimensions, a full fp32 second moment for vectors.
-int64_t adafactor_state(const Shape& shape) {
-  const int64_t n = numel(shape);
+// A trainable tensor's shape ([experts,] rows, columns at most), inline: a MemoryModel makes one per
+// trainable tensor on every build, and a heap-allocated Shape each was a tenth of a LoRA re-plan.
+class TrainShape {
+ public:
+  TrainShape(std::initializer_list<int64_t> dims) {
+    for (int64_t d : dims) {
+      dims_[rank_++] = d;
+      numel_ = checked_mul(numel_, d, "a tensor's element count");  // as numel(Shape)
+    }
+  }
+  size_t size() const { return rank_; }
+  int64_t back() const { return dims_[rank_ - 1]; }
+  int64_t operator[](size_t i) const { return dims_[i]; }
+  int64_t numel() const { return numel_; }
+
+ private:
+  std::array<int64_t, 3> dims_{};
+  size_t rank_ = 0;
+  int64_t numel_ = 1;
+};
+
+int64_t adafactor_state(const TrainShape& shape) {
+  const int64_t n = shape.numel();
   if (shape.size() < 2) return mul(n, 4);
   return mul(add(n / shape.back(), n / shape[shape.size() - 2]), 4);
 }
@@ -53,7 +75,7 @@ int64_t adafactor_state(const Shape& shape) {
 // One trainable tensor: its shape and the bytes of one element (the gradient and the AdamW /
 // momentum states take the parameter's dtype, as torch.optim does).
 struct Trainable {
-  Shape shape;
+  TrainShape shape;
   int bytes = 4;
 };
 
@@ -72,7 +94,7 @@ OptimizerCost optimizer_cost(const Options& opt, const std::vector<Trainable>& t
   int64_t largest = 0, sum = 0;
   if (fp32_master && opt.optimizer != Optimizer::none) {
     for (const auto& t : ts) {
-      const int64_t n = numel(t.shape);
+      const int64_t n = t.shape.numel();
       c.master = add(c.master, mul(n, 4));
       c.temporaries = add(c.temporaries, mul(n, 4));  // fp32 gradients at the step
       switch (opt.optimizer) {
@@ -86,7 +108,7 @@ OptimizerCost optimizer_cost(const Options& opt, const std::vector<Trainable>& t
     return c;
   }
   for (const auto& t : ts) {
-    const int64_t n = numel(t.shape), b = mul(n, t.bytes);
+    const int64_t n = t.shape.numel(), b = mul(n, t.bytes);
     sum = add(sum, b);
     largest = std::max(largest, n);
     switch (opt.optimizer) {
@@ -300,8 +322,8 @@ int64_t lora_adapter_params(const Node& n, int64_t rank) {
 void add_adapter_tensors(const Node& n, int64_t rank, int bytes, std::vector<Trainable>& out) {
   const LoraDims d = lora_dims(n);
   const int64_t e = n.experts;
-  out.push_back({Shape{e * rank, d.in}, bytes});
-  out.push_back({Shape{e * d.out, rank}, bytes});
+  out.push_back({TrainShape{e * rank, d.in}, bytes});
+  out.push_back({TrainShape{e * d.out, rank}, bytes});
 }
 
 // What autocast casts to 16 bit of an fp32 adapter per step: both matrices of lora.Linear; of
@@ -541,12 +563,12 @@ MemoryModel::MemoryModel(const Model& m, const Options& given, Mode mode, int64_
           const int64_t matrix = n.op == Op::router ? mul(n.in, n.out) : wel;
           const int64_t wl = matrix <= n.params ? matrix : 0;
           if (wl > 0)
-            block_trainables[bi].push_back({n.experts > 1 ? Shape{n.experts, n.out, n.in} : Shape{n.out, n.in}, s.master});
-          if (n.params > wl) block_trainables[bi].push_back({Shape{n.params - wl}, s.master});
+            block_trainables[bi].push_back({n.experts > 1 ? TrainShape{n.experts, n.out, n.in} : TrainShape{n.out, n.in}, s.master});
+          if (n.params > wl) block_trainables[bi].push_back({TrainShape{n.params - wl}, s.master});
         } else if (n.op == Op::embedding || n.op == Op::position_embedding) {
-          block_trainables[bi].push_back({Shape{n.params / std::max<int64_t>(1, n.out), n.out}, s.master});
+          block_trainables[bi].push_back({TrainShape{n.params / std::max<int64_t>(1, n.out), n.out}, s.master});
         } else {
-          block_trainables[bi].push_back({Shape{n.params}, s.master});
+          block_trainables[bi].push_back({TrainShape{n.params}, s.master});
         }
       }
       if (cast_cache && weight_is_cast(n, opt, mode))
@@ -562,17 +584,17 @@ MemoryModel::MemoryModel(const Model& m, const Options& given, Mode mode, int64_
         const int64_t p = n.op == Op::head ? add(mul(n.in, n.out), n.params > mul(n.in, n.out) ? n.params - mul(n.in, n.out) : 0)
                                            : n.params;
         const int bytes = s.quantized ? 2 : s.base;
-        block_trainables[bi].push_back({Shape{p}, bytes});
+        block_trainables[bi].push_back({TrainShape{p}, bytes});
         adapters[bi] = add(adapters[bi], mul(p, bytes));
       }
     }
     if (!used[bi]) {
-      for (const auto& t : block_trainables[bi]) idle_trainable = add(idle_trainable, numel(t.shape));
+      for (const auto& t : block_trainables[bi]) idle_trainable = add(idle_trainable, t.shape.numel());
       block_trainables[bi].clear();
       casts[bi] = 0;
     }
     for (const auto& t : block_trainables[bi]) {
-      grads[bi] = add(grads[bi], mul(numel(t.shape), t.bytes));
+      grads[bi] = add(grads[bi], mul(t.shape.numel(), t.bytes));
       trainables.push_back(t);
     }
   }
@@ -592,7 +614,7 @@ MemoryModel::MemoryModel(const Model& m, const Options& given, Mode mode, int64_
     total_grads = add(total_grads, grads[bi]);
   }
   trainable_ = idle_trainable;
-  for (const auto& t : trainables) trainable_ = add(trainable_, numel(t.shape));
+  for (const auto& t : trainables) trainable_ = add(trainable_, t.shape.numel());
   const bool fp32_master = !s.autocast && opt.precision != Precision::fp32 && pol.master_weights != MasterWeights::none;
   OptimizerCost oc = optimizer_cost(opt, trainables, fp32_master);
   labels_[kWeights] = full ? (s.master == 4 ? "Weights (fp32 master)" : "Weights (bf16)")
@@ -659,7 +681,7 @@ MemoryModel::MemoryModel(const Model& m, const Options& given, Mode mode, int64_
     std::vector<Trainable> large, small;
     for (Trainable t : trainables) {
       t.bytes = 4;
-      (numel(t.shape) >= 100000 ? large : small).push_back(t);
+      (t.shape.numel() >= 100000 ? large : small).push_back(t);
     }
     paged_ = optimizer_cost(opt, large, fp32_master).held();
     const OptimizerCost kept = optimizer_cost(opt, small, fp32_master);
@@ -710,7 +732,7 @@ MemoryModel::MemoryModel(const Model& m, const Options& given, Mode mode, int64_
     if (pol.optimizer_in_bwd && !pol.optimizer_offload && !pol.paged_optimizer && !block_trainables[bi].empty()) {
       // One optimizer per parameter (torchtune): the step's temporary is that of one tensor.
       const auto largest = std::max_element(block_trainables[bi].begin(), block_trainables[bi].end(),
-                                            [](const Trainable& a, const Trainable& z) { return numel(a.shape) < numel(z.shape); });
+                                            [](const Trainable& a, const Trainable& z) { return a.shape.numel() < z.shape.numel(); });
       b.step_temp = optimizer_cost(opt, {*largest}, fp32_master).temporaries;
     }
   }
