@@ -58,6 +58,7 @@ const std::vector<Family>& family_registry() {
       {"exaone", families::exaone},
       {"olmo", families::olmo},
       {"olmo2", families::olmo2},
+      {"olmo3", families::olmo3},
       {"cohere", families::cohere},
       {"cohere2", families::cohere2},
       {"stablelm", families::stablelm},

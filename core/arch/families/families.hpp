@@ -54,6 +54,7 @@ Model internlm2(const Config& cfg);  // InternLM2 / 2.5 (remote code)
 Model exaone(const Config& cfg);     // EXAONE 3.0 / 3.5 (remote code)
 Model olmo(const Config& cfg);
 Model olmo2(const Config& cfg);
+Model olmo3(const Config& cfg);
 Model cohere(const Config& cfg);
 Model stablelm(const Config& cfg);
 Model starcoder2(const Config& cfg);
