@@ -99,7 +99,7 @@ export interface PlanOptions {
   /** TGI: --max-batch-prefill-tokens, the warmup prefill's size. An integer in [1, 16777216]. Default: 4096. CLI: `--max-batch-prefill-tokens N`. */
   max_batch_prefill_tokens?: number;
   /** llama.cpp: the GGUF file type of the weights (the _M / _S mixes as llama-quantize makes them). Default: "q4_k_m". CLI: `--gguf`. */
-  gguf?: 'f32' | 'f16' | 'bf16' | 'q8_0' | 'q6_k' | 'q5_k_m' | 'q5_k_s' | 'q5_1' | 'q5_0' | 'q4_k_m' | 'q4_k_s' | 'q4_1' | 'q4_0';
+  gguf?: 'f32' | 'f16' | 'bf16' | 'q8_0' | 'q6_k' | 'q5_k_m' | 'q5_k_s' | 'q5_1' | 'q5_0' | 'q4_k_m' | 'q4_k_s' | 'q4_1' | 'q4_0' | 'iq3_m' | 'iq3_s';
   /** llama.cpp: -ctk, the K cache type. Default: "f16". CLI: `--cache-type-k`. */
   cache_type_k?: 'f16' | 'bf16' | 'f32' | 'q8_0' | 'q5_1' | 'q5_0' | 'q4_1' | 'q4_0';
   /** llama.cpp: -ctv, the V cache type. Default: "f16". CLI: `--cache-type-v`. */

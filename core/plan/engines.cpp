@@ -17,9 +17,12 @@
 //    get_cuda_free_memory, models/globals.py (TGI_WIGGLE_ROOM 0.90, BLOCK_SIZE 1 under flashinfer,
 //    16 under paged), launcher/src/main.rs (flashinfer by default, paged before compute capability
 //    8.0; max_concurrent_requests 128) — huggingface/text-generation-inference db931fcf (2026-01-08).
-//  llama.cpp: ggml/src/ggml-common.h block structs; src/llama-quant.cpp llama_tensor_get_type_impl
-//    and tensor_type_fallback (commit 007dbbf3); the input embedding always stays in host memory
-//    (llama-model.cpp: "there is very little benefit to offloading the input layer").
+//  llama.cpp: ggml/src/ggml-common.h block structs; src/llama-quant.cpp llama_tensor_get_type_impl,
+//    tensor_type_fallback and llama_ftype_get_default_type (commit 007dbbf3; the IQ3_M / IQ3_S rules
+//    read 2026-12-02, without an imatrix, which neither needs); the input embedding always stays in host memory
+//    (llama-model.cpp: "there is very little benefit to offloading the input layer"); a tied model's
+//    output is token_embd created again with TENSOR_DUPLICATED (llama-model.cpp load_tensors, read
+//    2026-12-02): a copy on the output's device.
 #include "engines.hpp"
 
 #include <algorithm>
@@ -40,17 +43,21 @@ constexpr int64_t kMiB = int64_t(1) << 20, kGiB = int64_t(1) << 30;
 // 20 / 32; block_q5_0 {d; qh[4]; qs[16]} = 22 / 32; block_q5_1 {d, m; qh[4]; qs[16]} = 24 / 32;
 // block_q8_0 {d; int8 qs[32]} = 34 / 32; block_q4_K {d, dmin; scales[12]; qs[128]} = 144 / 256;
 // block_q5_K {d, dmin; scales[12]; qh[32]; qs[128]} = 176 / 256; block_q6_K {ql[128]; qh[64];
-// int8 scales[16]; d} = 210 / 256 (QK_K = 256, K_SCALE_SIZE = 12).
+// int8 scales[16]; d} = 210 / 256 (QK_K = 256, K_SCALE_SIZE = 12); block_iq3_s {d; qs[64]; qh[8];
+// signs[32]; scales[4]} = 110 / 256 (3.4375 bpw; the IQ3_M file type's base too); block_iq4_nl
+// {d; qs[16]} = 18 / 32 (IQ3_S's fallback).
 constexpr GgufBlock kBlocks[] = {
     {GgufType::f32, 1, 4},     {GgufType::f16, 1, 2},     {GgufType::bf16, 1, 2},   {GgufType::q8_0, 32, 34},
     {GgufType::q6_k, 256, 210}, {GgufType::q5_k_m, 256, 176}, {GgufType::q5_k_s, 256, 176},
     {GgufType::q5_1, 32, 24},  {GgufType::q5_0, 32, 22},  {GgufType::q4_k_m, 256, 144},
     {GgufType::q4_k_s, 256, 144}, {GgufType::q4_1, 32, 20}, {GgufType::q4_0, 32, 18},
+    {GgufType::iq3_m, 256, 110}, {GgufType::iq3_s, 256, 110},
 };
 static_assert(std::size(kBlocks) == std::size(gguf_type_names), "a block for every GGUF type");
 
 // The tensor types the mixes use, by name (the _M/_S file types map to their base).
-enum class TT { f32, f16, q8_0, q6_k, q5_k, q5_1, q5_0, q4_k, q4_1, q4_0 };
+enum class TT { f32, f16, q8_0, q6_k, q5_k, q5_1, q5_0, q4_k, q4_1, q4_0, iq4_nl, iq3_s };
+constexpr GgufBlock kIq4Nl{GgufType::f16, 32, 18};  // a tensor type only (no file type offered)
 GgufBlock block_of(TT t) {
   switch (t) {
     case TT::f32: return gguf_block(GgufType::f32);
@@ -63,6 +70,8 @@ GgufBlock block_of(TT t) {
     case TT::q4_k: return gguf_block(GgufType::q4_k_s);
     case TT::q4_1: return gguf_block(GgufType::q4_1);
     case TT::q4_0: return gguf_block(GgufType::q4_0);
+    case TT::iq4_nl: return kIq4Nl;
+    case TT::iq3_s: return gguf_block(GgufType::iq3_s);
   }
   return gguf_block(GgufType::f16);
 }
@@ -81,6 +90,8 @@ TT base_type(GgufType t) {
     case GgufType::q4_k_s: return TT::q4_k;
     case GgufType::q4_1: return TT::q4_1;
     case GgufType::q4_0: return TT::q4_0;
+    case GgufType::iq3_m:
+    case GgufType::iq3_s: return TT::iq3_s;
   }
   return TT::f16;
 }
@@ -92,6 +103,7 @@ TT fallback(TT t, int64_t ncols) {
     case TT::q4_k: t = TT::q5_0; break;
     case TT::q5_k: t = TT::q5_1; break;
     case TT::q6_k: t = TT::q8_0; break;
+    case TT::iq3_s: t = TT::iq4_nl; break;
     default: break;
   }
   return ncols % block_of(t).block_elements == 0 ? t : TT::f16;
@@ -164,9 +176,15 @@ GgufWeights gguf_weights(const Model& m, GgufType ftype, int64_t gpu_layers, boo
   const TT base = base_type(ftype);
   const bool quantized = base != TT::f32 && base != TT::f16;
   const bool m_mix = ftype == GgufType::q4_k_m || ftype == GgufType::q5_k_m;
+  const bool iq3 = ftype == GgufType::iq3_m || ftype == GgufType::iq3_s;
   const bool eight_experts = m.dims.experts == 8;
+  const bool falcon = m.family == "falcon";  // LLM_ARCH_FALCON: its output Q8_0, its attn_output kept
+  // hparams.n_gqa(): query heads over KV heads.
+  const bool gqa4 = m.dims.kv_heads > 0 && m.dims.heads / m.dims.kv_heads >= 4;
   bool tied = false;
-  for (const auto& t : m.tensors) tied = tied || (t.role == Role::head && !t.tied_to.empty());
+  std::string tied_name;  // the embedding the head is tied to
+  for (const auto& t : m.tensors)
+    if (t.role == Role::head && !t.tied_to.empty()) tied = true, tied_name = t.tied_to;
   // use_more_bits counts attn_v tensors and ffn_down tensors (llama.cpp's n_attention_wv,
   // n_ffn_down): one per layer that has them (a layer's stacked experts are one GGUF tensor).
   int64_t n_v = 0, n_down = 0;
@@ -189,28 +207,33 @@ GgufWeights gguf_weights(const Model& m, GgufType ftype, int64_t gpu_layers, boo
     } else if (quantized) {
       if (c == Cat::output || (tied && c == Cat::embedding)) {
         type = base == TT::q8_0 ? TT::q8_0 : TT::q6_k;
-        if (ncols % 256 != 0) type = TT::q8_0;
+        if (ncols % 256 != 0 || falcon) type = TT::q8_0;
       } else if (c == Cat::attn_v) {
         const int64_t i = std::max(0, t.layer);
         if (m_mix && use_more_bits(i, n_v)) type = TT::q6_k;
         else if (ftype == GgufType::q4_k_s && i < 4) type = TT::q5_k;
+        else if (ftype == GgufType::iq3_m || (ftype == GgufType::iq3_s && gqa4)) type = TT::q4_k;
         if (eight_experts) type = TT::q8_0;
       } else if (c == Cat::attn_k && eight_experts) {
         type = TT::q8_0;
-      } else if (c == Cat::attn_output && eight_experts &&
-                 (ftype == GgufType::q4_k_m || ftype == GgufType::q4_k_s)) {
-        type = TT::q5_k;
+      } else if (c == Cat::attn_output && !falcon) {
+        if (eight_experts && (ftype == GgufType::q4_k_m || ftype == GgufType::q4_k_s || iq3)) type = TT::q5_k;
+        else if (!eight_experts && ftype == GgufType::iq3_m) type = TT::q4_k;
       } else if (c == Cat::ffn_down) {
         const int64_t i = std::max(0, t.layer);
         if (m_mix && use_more_bits(i, n_down)) type = TT::q6_k;
         else if (ftype == GgufType::q4_k_s && i < n_down / 8) type = TT::q5_k;
+        else if (ftype == GgufType::iq3_m && (i < n_down / 8 || (eight_experts && use_more_bits(i, n_down))))
+          type = TT::q4_k;
       }
       type = fallback(type, ncols);
     }
     const GgufBlock b = block_of(type);
     const int64_t bytes = mul(cdiv(t.count(), b.block_elements), b.block_bytes);
     w.total = add(w.total, bytes);
-    const bool on_gpu = t.layer >= 0 ? t.layer < gpu_layers : (c != Cat::embedding && output_on_gpu);
+    // A tied file has no output.weight: the loader creates the output from token_embd again
+    // (TENSOR_DUPLICATED, "duplicated to allow offloading"), so the card holds a copy of it.
+    const bool on_gpu = t.layer >= 0 ? t.layer < gpu_layers : ((c != Cat::embedding || t.name == tied_name) && output_on_gpu);
     if (on_gpu) w.gpu = add(w.gpu, bytes);
   }
   return w;

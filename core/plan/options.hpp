@@ -51,7 +51,7 @@ enum class Engine { hf, vllm, sglang, tgi, llamacpp };
 enum class ServeParallel { none, layer_split, tp };
 /// GGUF storage types: a llama.cpp file type (weights; the _M/_S mixes of llama_model_quantize)
 /// or a tensor type (llama.cpp's KV cache, -ctk / -ctv). engines.cpp holds their block sizes.
-enum class GgufType { f32, f16, bf16, q8_0, q6_k, q5_k_m, q5_k_s, q5_1, q5_0, q4_k_m, q4_k_s, q4_1, q4_0 };
+enum class GgufType { f32, f16, bf16, q8_0, q6_k, q5_k_m, q5_k_s, q5_1, q5_0, q4_k_m, q4_k_s, q4_1, q4_0, iq3_m, iq3_s };
 
 /// Each enum's one spelling table: *_name() reads it and the option schema (option_schema.cpp)
 /// offers exactly its names, in this order (the order error messages list them).
@@ -112,7 +112,7 @@ inline constexpr EnumName<GgufType> gguf_type_names[] = {
     {GgufType::q8_0, "q8_0"},     {GgufType::q6_k, "q6_k"},     {GgufType::q5_k_m, "q5_k_m"},
     {GgufType::q5_k_s, "q5_k_s"}, {GgufType::q5_1, "q5_1"},     {GgufType::q5_0, "q5_0"},
     {GgufType::q4_k_m, "q4_k_m"}, {GgufType::q4_k_s, "q4_k_s"}, {GgufType::q4_1, "q4_1"},
-    {GgufType::q4_0, "q4_0"}};
+    {GgufType::q4_0, "q4_0"},     {GgufType::iq3_m, "iq3_m"},   {GgufType::iq3_s, "iq3_s"}};
 /// The KV cache types llama.cpp offers for -ctk / -ctv (a subset of gguf_type_names).
 inline constexpr GgufType gguf_cache_types[] = {GgufType::f16,  GgufType::bf16, GgufType::f32, GgufType::q8_0,
                                                 GgufType::q5_1, GgufType::q5_0, GgufType::q4_1, GgufType::q4_0};

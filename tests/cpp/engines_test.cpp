@@ -136,6 +136,57 @@ TEST_CASE("A Q4_K_M file of Llama-3-8B mixes Q4_K, Q6_K and F32 as llama-quantiz
   CHECK(half.total == w.total);
 }
 
+TEST_CASE("An IQ3_M file of Llama-3.2-1B: IQ3_S, with Q4_K attn_v, attn_output and first ffn_down, Q6_K tied output", "[engines]") {
+  // meta-llama/Llama-3.2-1B-Instruct's dimensions (tests/accuracy/configs/llama-3.2-1b-instruct.json).
+  const Model m = trace_json(nlohmann::json::parse(R"({"architectures": ["LlamaForCausalLM"], "model_type": "llama",
+    "hidden_size": 2048, "intermediate_size": 8192, "num_hidden_layers": 16, "num_attention_heads": 32,
+    "num_key_value_heads": 8, "head_dim": 64, "vocab_size": 128256, "max_position_embeddings": 131072,
+    "tie_word_embeddings": true, "rms_norm_eps": 1e-05, "rope_theta": 500000.0, "torch_dtype": "bfloat16"})"));
+  // llama_tensor_get_type_impl, LLAMA_FTYPE_MOSTLY_IQ3_M (base IQ3_S, 110 B per 256): the tied
+  // token_embd takes the output's type, Q6_K (2048 divides by 256); attn_v Q4_K; attn_output Q4_K
+  // (not 8 experts); ffn_down Q4_K on the first n_layer / 8 = 2 layers; q, k, gate, up IQ3_S.
+  const double iq3s = 110.0 / 256, q4k = 144.0 / 256, q6k = 210.0 / 256;
+  const int64_t h = 2048, kv = 512, ff = 8192, vocab = 128256, L = 16;
+  const double embd = double(vocab * h) * q6k;
+  double bytes = embd + double(h) * 4;  // token_embd, final norm
+  for (int64_t i = 0; i < L; ++i) {
+    bytes += double(h * h + kv * h + 2 * ff * h) * iq3s;  // q, k, gate, up
+    bytes += double(kv * h + h * h) * q4k;              // v, o
+    bytes += double(ff * h) * (i < L / 8 ? q4k : iq3s);  // down
+    bytes += double(2 * h) * 4;                          // two norms
+  }
+  const GgufWeights w = gguf_weights(m, GgufType::iq3_m, L, true);
+  CHECK(double(w.total) == Approx(bytes).epsilon(1e-12));
+  // The card holds everything plus the output: token_embd again (TENSOR_DUPLICATED).
+  CHECK(double(w.gpu) == Approx(bytes).epsilon(1e-12));
+  CHECK(double(gguf_weights(m, GgufType::iq3_m, L, false).gpu) == Approx(bytes - embd - double(h) * 4).epsilon(1e-12));
+  // IQ3_S: a GQA of 32 / 8 = 4 takes attn_v to Q4_K; attn_output and ffn_down stay IQ3_S.
+  double s = embd + double(h) * 4;
+  for (int64_t i = 0; i < L; ++i) s += double(h * h + kv * h + h * h + 3 * ff * h) * iq3s + double(kv * h) * q4k + double(2 * h) * 4;
+  CHECK(double(gguf_weights(m, GgufType::iq3_s, L, true).total) == Approx(s).epsilon(1e-12));
+  CHECK(gguf_bits_per_weight(GgufType::iq3_m) == 3.4375);
+}
+
+TEST_CASE("IQ3_S falls back to IQ4_NL on rows that 256 does not divide", "[engines]") {
+  // A small llama-shaped config, 288 wide (tensor_type_fallback reads ncols, ne[0]: the input width).
+  const Model m = trace_json(nlohmann::json::parse(R"({"architectures": ["LlamaForCausalLM"], "model_type": "llama",
+    "hidden_size": 288, "intermediate_size": 768, "num_hidden_layers": 8, "num_attention_heads": 6,
+    "num_key_value_heads": 6, "vocab_size": 32000, "max_position_embeddings": 2048, "tie_word_embeddings": false,
+    "torch_dtype": "float32"})"));
+  // 288 % 256 != 0: IQ3_S -> IQ4_NL (18 B per 32); the output (ncols 288) Q8_0; ffn_down (ncols 768) IQ3_S,
+  // but Q4_K on the first 8 / 8 = 1 layer; attn_v / attn_output Q4_K -> Q5_0 (22 B per 32) at 288 columns.
+  const double nl = 18.0 / 32, q8 = 34.0 / 32, q50 = 22.0 / 32, iq3s = 110.0 / 256, q4k = 144.0 / 256;
+  const int64_t h = 288, ff = 768, vocab = 32000, L = 8;
+  double bytes = double(vocab * h) * nl + double(vocab * h) * q8 + double(h) * 4;
+  for (int64_t i = 0; i < L; ++i) {
+    bytes += double(2 * h * h + 2 * ff * h) * nl;      // q, k, gate, up
+    bytes += double(2 * h * h) * q50;                  // v, o
+    bytes += double(h * ff) * (i < L / 8 ? q4k : iq3s);  // down: 768 columns
+    bytes += double(2 * h) * 4;
+  }
+  CHECK(double(gguf_weights(m, GgufType::iq3_m, L, true).total) == Approx(bytes).epsilon(1e-12));
+}
+
 TEST_CASE("llama.cpp: -ctk/-ctv q8_0 store the KV cache at 8.5 bits", "[engines]") {
   const Model m = trace_golden("meta-llama-3-8b.json");
   const Plan f16 = plan_for(m, R"({"engine": "llamacpp", "serve_seq": 8192})");
