@@ -169,7 +169,9 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
       first = &e;
       break;
     }
-  weights_ = add(first->fixed[M::kWeightsC], first->fixed[M::kAdaptersC]);
+  base_weights_ = first->fixed[M::kWeightsC];
+  adapter_weights_ = first->fixed[M::kAdaptersC];
+  weights_ = add(base_weights_, adapter_weights_);
   states_ = first->fixed[M::kStatesC];
   single_master_ = single.master_bytes();
   // DeepSpeed with torch_adam: torch.optim.AdamW; torch 1.13 defaults foreach to False (the
@@ -189,6 +191,12 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
   unit_.assign(nb, 0);
   train_.assign(nb, 0);
   std::map<int, int64_t> expert_by_layer;  // this rank's experts (after ep), per layer
+  // LoRA under FSDP2, per layer: adapter elements, and their dim-0 shards and all-gather outputs.
+  // PEFT's lora_A is an nn.Linear(in, r) (weight r × in: dim 0 is the rank), lora_B an
+  // nn.Linear(r, out) (weight out × r); each is its own DTensor, chunked on dim 0 over the shard
+  // ranks and padded to ceil(dim0 / N) rows (_fully_shard/_fsdp_param.py _init_sharded_param).
+  std::map<int, int64_t> train_by_layer;
+  std::map<int, std::pair<int64_t, int64_t>> adapter_by_layer;
   for (size_t b = 0; b < nb; ++b) {
     block_names_.push_back(m.blocks[b].name);
     unit_[b] = m.blocks[b].layer >= 0;
@@ -211,6 +219,11 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
         const int64_t a = mul(opt.lora_rank, mul(d.in + d.out, n.experts));
         e = add(e, a);
         train_[b] = add(train_[b], a);
+        train_by_layer[m.blocks[b].layer] += a;
+        const int64_t ns = lay.shard, r = opt.lora_rank;
+        const int64_t sh = mul(add(mul(ceil_div(r, ns), d.in), mul(ceil_div(d.out, ns), r)), n.experts);
+        adapter_by_layer[m.blocks[b].layer].first += sh;
+        adapter_by_layer[m.blocks[b].layer].second += mul(sh, ns);
         full_elems_ = add(full_elems_, a);
       }
       elems_[b] = add(elems_[b], e);
@@ -241,6 +254,9 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
     std::vector<int64_t> tensor_sum(size_t(max_layer + 2), 0);
     for (const auto& t : m.tensors)
       if (t.tied_to.empty() && t.layer >= -1) tensor_sum[size_t(t.layer + 1)] += t.count();
+    if (lora_ && st == Parallel::fsdp2)  // the adapters are tensors of their layers too
+      for (const auto& [layer, a] : train_by_layer)
+        if (layer >= -1 && size_t(layer + 1) < tensor_sum.size()) tensor_sum[size_t(layer + 1)] += a;
     std::vector<int64_t> blocks_by_layer(tensor_sum.size(), 0);
     for (const auto& [layer, e] : block_sum)
       if (layer >= -1) blocks_by_layer[size_t(layer + 1)] = e;
@@ -258,6 +274,11 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
       by_layer[t.layer].first += shard;
       by_layer[t.layer].second += mul(shard, ns);
     }
+    if (lora_)
+      for (const auto& [layer, sg] : adapter_by_layer) {
+        by_layer[layer].first += sg.first;
+        by_layer[layer].second += sg.second;
+      }
   } else if (st == Parallel::zero3 && per_tensor) {
     // ZeRO-3 (partition_parameters.py _partition_param): each parameter padded to a multiple of the
     // ranks and split evenly: ceil(numel / N) elements per rank. Parameters of at most
@@ -324,6 +345,28 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
       train_after_[b] = add(train_after_[b + 1], next);
       if (st == Parallel::zero3) train_shard_ = add(train_shard_, ceil_div(train_[b], ns));
     }
+    if (is_fsdp(st)) {
+      // FSDP: the adapters' shards per unit (FSDP2: dim-0 chunks; flat per layer for FSDP1, which
+      // plan_parallel refuses for LoRA, or where the tensors do not group as the blocks), reduce-scattered once the unit's backward is done, as the base is
+      // gathered: on the unit's first block.
+      train_unit_shard_.assign(nb, 0);
+      train_unit_gather_.assign(nb, 0);
+      train_shard_ = 0;
+      std::map<int, bool> first_seen;
+      for (size_t b = 0; b < nb; ++b) {
+        const int layer = m.blocks[b].layer;
+        if (first_seen[layer]) continue;
+        first_seen[layer] = true;
+        const int64_t t = train_by_layer.count(layer) ? train_by_layer[layer] : 0;
+        const auto sg = per_tensor && adapter_by_layer.count(layer) ? adapter_by_layer[layer]
+                                                                    : std::make_pair(ceil_div(t, ns), mul(ceil_div(t, ns), ns));
+        train_unit_shard_[b] = sg.first;
+        train_unit_gather_[b] = sg.second;
+        train_shard_ = add(train_shard_, sg.first);
+      }
+      for (size_t b = nb; b-- > 0;)
+        train_after_[b] = add(train_after_[b + 1], b + 1 < nb ? train_unit_shard_[b + 1] : 0);
+    }
   }
   if (st == Parallel::none || st == Parallel::ddp) {
     total_shard_ = total_elems_;
@@ -348,7 +391,7 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
   root_grad_after_.assign(nb + 1, 0);
   for (size_t b = nb; b-- > 0;) {
     shard_after_[b] = add(shard_after_[b + 1], b + 1 < nb ? shard_[b + 1] : 0);
-    root_grad_after_[b] = add(root_grad_after_[b + 1], unit_[b] ? 0 : elems_[b]);
+    root_grad_after_[b] = add(root_grad_after_[b + 1], unit_[b] ? 0 : lora_ ? train_[b] : elems_[b]);
   }
   gather_before_.assign(nb + 1, 0);
   retained_.assign(nb + 1, 0);
@@ -401,11 +444,12 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
   const bool sharded = is_fsdp(st) || is_zero(st);
   labels_[kParams] = st == Parallel::zero3   ? "16-bit parameter partitions (and persistent small parameters)"
                      : is_zero(st)           ? "16-bit model parameters (whole)"
+                     : st == Parallel::fsdp2 && lora_ ? "Sharded parameters (frozen base and adapters, dim-0 chunks)"
                      : is_fsdp(st)           ? "Sharded parameters (flat, master dtype)"
                                              : "Parameters (master dtype)";
   labels_[kMaster] = "fp32 master partition (DeepSpeed)";
   labels_[kStates] = std::string("Optimizer states (") + optimizer_name(opt.optimizer) + (sharded ? ", sharded)" : ")");
-  labels_[kGrads] = is_fsdp(st) ? "Sharded gradients" : is_zero(st) && st != Parallel::zero1 ? "Gradient partitions (16-bit)"
+  labels_[kGrads] = is_fsdp(st) ? (lora_ ? "Sharded adapter gradients" : "Sharded gradients") : is_zero(st) && st != Parallel::zero1 ? "Gradient partitions (16-bit)"
                                                                                            : "Gradients";
   labels_[kOptTemp] = !is_zero(st) ? "Optimizer temporaries"
                       : torch_adam_ && st != Parallel::zero3 ? "fp32 gradient partition and torch AdamW temporaries at the step"
@@ -451,7 +495,8 @@ std::array<int64_t, R::kCount> RankModel::event_bytes(size_t ei, int64_t batch) 
   if (st == Parallel::none || st == Parallel::ddp) {
     // Replicated state (TP/EP: this rank's share), as the single card holds it.
     const int64_t share_num = total_elems_, share_den = std::max<int64_t>(1, full_elems_);
-    out[kParams] = scale_exact(at(M::kWeightsC), share_num, share_den);
+    // LoRA: the adapters are parameters of every replica too (their own single-card component).
+    out[kParams] = scale_exact(add(at(M::kWeightsC), at(M::kAdaptersC)), share_num, share_den);
     out[kStates] = scale_exact(at(M::kStatesC), share_num, share_den);
     out[kGrads] = scale_exact(at(M::kGradsC), share_num, share_den);
     out[kOptTemp] = scale_exact(at(M::kOptTempC), share_num, share_den);
@@ -466,15 +511,21 @@ std::array<int64_t, R::kCount> RankModel::event_bytes(size_t ei, int64_t batch) 
   if (is_fsdp(st)) {
     // _flat_param.py / _fully_shard: the sharded flat parameters in the master dtype, the
     // optimizer over the shards, sharded gradients once each unit's reduce-scatter is done.
-    out[kParams] = scale_exact(weights_, R, full);
-    out[kStates] = scale_exact(states_, R, full);
+    // LoRA (FSDP2 only; plan_parallel refuses FSDP1's flat parameters): the frozen base and the
+    // adapters are separate DTensors, each sharded in its own dtype; gradients and optimizer states
+    // exist for the adapters alone (requires_grad), sharded as they are.
+    const int64_t GS = lora_ ? train_shard_ : R, GT = lora_ ? std::max<int64_t>(1, total_train_) : full;
+    out[kParams] = lora_ ? add(scale_exact(base_weights_, R - train_shard_, std::max<int64_t>(1, full_elems_ - total_train_)),
+                               scale_exact(adapter_weights_, train_shard_, GT))
+                         : scale_exact(weights_, R, full);
+    out[kStates] = scale_exact(states_, GS, GT);
     if (step) {
-      out[kGrads] = scale_exact(grads_, R, full);
-      out[kOptTemp] = scale_exact(temps_, R, full);
+      out[kGrads] = scale_exact(grads_, GS, GT);
+      out[kOptTemp] = scale_exact(temps_, GS, GT);
     } else if (accum_) {
-      out[kGrads] = scale_exact(grads_, R, full);  // accumulated shards live through every micro-batch
+      out[kGrads] = scale_exact(grads_, GS, GT);  // accumulated shards live through every micro-batch
     } else if (phase == 1 && block_event) {
-      out[kGrads] = mul(master_, shard_after_[size_t(i)]);
+      out[kGrads] = mul(master_, lora_ ? train_after_[size_t(i)] : shard_after_[size_t(i)]);
     }
     if (!step) {
       // The root unit (embeddings, final norm, head: every block outside the layers) is not
@@ -495,7 +546,8 @@ std::array<int64_t, R::kCount> RankModel::event_bytes(size_t ei, int64_t batch) 
           // shard; the root's gradients of the blocks already through backward stay unsharded
           // until the root's own reduce-scatter, after the last backward.
           int64_t ug = root_grad_after_[b];
-          if (gather_[b] > 0) ug = add(ug, add(gather_[b], shard_[b]));
+          if (gather_[b] > 0)
+            ug = lora_ ? add(ug, add(train_unit_gather_[b], train_unit_shard_[b])) : add(ug, add(gather_[b], shard_[b]));
           out[kUnshardedGrads] = mul(c, ug);
         }
       } else {
@@ -753,16 +805,24 @@ ParallelPlan plan_parallel(const Model& m, const Options& opt, const MemoryModel
   p.batch = opt.batch;
   p.seq = full.seq();
   p.layout = parallel_layout(m, opt, opt.parallel, opt.gpus);  // throws on bad degrees
-  const bool lora_zero = opt.mode == Mode::lora && is_zero(opt.parallel);
-  if (opt.mode != Mode::full && !lora_zero) {
+  // LoRA per rank: ZeRO, DDP and FSDP2 (per-parameter DTensors: frozen and trainable tensors shard
+  // apart). FSDP1 and HSDP (FSDP1's hybrid shard here) flatten a unit's frozen base and adapters
+  // into one FlatParameter, whose gradient (use_orig_params=True) spans the frozen part too.
+  auto lora_strategy = [](Parallel s) { return is_zero(s) || s == Parallel::ddp || s == Parallel::fsdp2; };
+  const bool lora_ok = opt.mode == Mode::lora && lora_strategy(opt.parallel);
+  if (opt.mode != Mode::full && !lora_ok) {
     p.supported = false;
     p.note = opt.mode == Mode::lora
-                 ? "Per-rank LoRA memory is modelled under DeepSpeed ZeRO (zero1, zero2, zero3); LoRA under DDP or FSDP "
-                   "(a flat parameter mixing frozen and trainable tensors, use_orig_params) is not modelled here yet."
-                 : "Per-rank memory is modelled for full fine-tuning and for LoRA under ZeRO; QLoRA and serving across "
-                   "GPUs are not modelled here yet.";
+                 ? "Per-rank LoRA memory is modelled under ddp, fsdp2 and DeepSpeed ZeRO (zero1, zero2, zero3). Under "
+                   "FSDP1 (fsdp, and hsdp's hybrid shard) each unit's frozen base and trainable adapters are one "
+                   "FlatParameter: with use_orig_params=True its gradient is allocated over the frozen part too "
+                   "(PyTorch's FullyShardedDataParallel docs: mixing frozen and non-frozen parameters in one "
+                   "FlatParameter costs more gradient memory than expected), which is not modelled here yet; use fsdp2."
+                 : "Per-rank memory is modelled for full fine-tuning and for LoRA under ddp, fsdp2 and ZeRO; QLoRA and "
+                   "serving across GPUs are not modelled here yet.";
     return p;
   }
+  const bool lora = opt.mode == Mode::lora;  // LoRA: only the strategies it is planned under are candidates
   const RankModel rm(m, opt, full, p.layout);
   p.rank = rm.at(opt.batch);
   p.priced_card = priced_card;
@@ -777,7 +837,7 @@ ParallelPlan plan_parallel(const Model& m, const Options& opt, const MemoryModel
     CardParallel row;
     row.card = &card;
     for (const auto& cand : cands)
-      if (!lora_zero || is_zero(cand.strategy)) row.smallest.push_back(smallest_for(m, opt, full, card, cand, 1024));
+      if (!lora || lora_strategy(cand.strategy)) row.smallest.push_back(smallest_for(m, opt, full, card, cand, 1024));
     p.cards.push_back(std::move(row));
   }
   p.assumptions = {
@@ -797,6 +857,18 @@ ParallelPlan plan_parallel(const Model& m, const Options& opt, const MemoryModel
        "reduce-scatter output; the root's gradients stay unsharded until the last backward. Autocast makes no weight "
        "copies (parameters are already 16-bit).",
        "torch/distributed/fsdp/_runtime_utils.py _post_forward_reshard, _prefetch_handle; _fully_shard/fully_shard"},
+      {"lora_ddp_fsdp2",
+       "LoRA per rank. DDP: the base weights and the adapters whole on every rank as on one card; gradients, "
+       "optimizer states (AdamW: two fp32 moments) and DDP's buckets (bucket_cap_mb 25, gradient_as_bucket_view "
+       "False: one more copy of the gradients) over the adapters only, the parameters that require grad. FSDP2: "
+       "every parameter its own DTensor chunked on dim 0 (lora_A r × in, lora_B out × r), ceil(dim0 / N) rows per "
+       "rank, the frozen base in its dtype and the adapters in theirs (fp32 under PEFT's autocast_adapter_dtype); "
+       "units all-gathered in the param dtype as in a full fine-tune; only the adapters get unsharded gradients, a "
+       "reduce-scatter and sharded gradients and states. Activations as on one card.",
+       "torch/nn/parallel/distributed.py DistributedDataParallel (_build_params_for_reducer: requires_grad), "
+       "torch/csrc/distributed/c10d/reducer.cpp; torch/distributed/fsdp/_fully_shard/_fsdp_param.py "
+       "_init_sharded_param, _fsdp_param_group.py post_backward (params with grads), _fsdp_collectives.py "
+       "foreach_reduce; peft/tuners/lora/layer.py (lora_A/lora_B nn.Linear), peft_model.py autocast_adapter_dtype"},
       {"zero_defaults",
        "DeepSpeed defaults: reduce_bucket_size 5e8, stage3_prefetch_bucket_size 5e7, stage3_max_live_parameters 1e9, "
        "stage3_max_reuse_distance 1e9, stage3_param_persistence_threshold 1e5, sub_group_size 1e9, overlap_comm False "

@@ -79,13 +79,17 @@ class RankModel {
   // Byte widths and totals of the single model.
   std::vector<int64_t> kept_;  // ZeRO-3: elements a block keeps gathered from forward to backward
   bool accum_ = false;         // gradient accumulation: sharded gradients live through the step
-  // LoRA (under ZeRO): adapter elements per block (the only trainable ones), their total, this
-  // rank's partition of them, and the partitions of the blocks after b (running sum).
+  // LoRA (under ZeRO and FSDP2): adapter elements per block (the only trainable ones), their total,
+  // this rank's partition of them, and the partitions of the blocks after b (running sum).
+  // FSDP2: a unit's adapter shard and all-gathered adapter elements, on its first block; the
+  // single card's base and adapter weight bytes, sharded apart (frozen and trainable DTensors).
   bool lora_ = false;
   bool lora_master_ = false;   // LoRA: the single card's states include an fp32 master copy
   int phase_offset_ = 0;       // 1 when the single model's first phase is the load
   std::vector<int64_t> train_, train_after_;
   int64_t total_train_ = 0, train_shard_ = 0;
+  std::vector<int64_t> train_unit_shard_, train_unit_gather_;
+  int64_t base_weights_ = 0, adapter_weights_ = 0;
   int master_ = 4, compute_ = 2;
   int64_t states_ = 0, temps_ = 0, weights_ = 0, grads_ = 0;
   int64_t single_master_ = 0;  // the fp32 master inside states_ (memory.hpp master_bytes)
