@@ -197,6 +197,10 @@ struct Block {
                                   // (a vision tower's hidden size); 0 = dims.hidden
 };
 
+/// A block outside the text that sees no tokens in any step cardfit plans (Qwen3-Omni's talker and
+/// code2wav): it holds its weights and nothing else, a KV cache included.
+inline bool holds_weights_only(const Block& b) { return b.domain != Domain::text && b.tokens_per_image == 0; }
+
 /// Headline dimensions, for checks and the report; 0 where they do not apply. hidden, layers,
 /// heads, kv_heads, head_dim, intermediate, vocab, experts, experts_per_token, sliding_window and
 /// tied_embeddings are read off the graph after tracing (derive_dims); families set the rest.

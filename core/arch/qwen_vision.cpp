@@ -59,11 +59,12 @@ void qwen3_merger(ModelBuilder& b, const QwenVisionSpec& s, const std::string& n
   const int64_t n = s.patches_per_image, merged = s.hidden * s.merge * s.merge;
   vision_block(b, name, "projector", n / (s.merge * s.merge), s.hidden);
   b.read(from);
-  b.norm(name + ".norm", postshuffle ? merged : s.hidden, NormKind::layernorm, Role::projector);
+  const bool omni = s.omni_merger_names;
+  b.norm(name + (omni ? ".ln_q" : ".norm"), postshuffle ? merged : s.hidden, NormKind::layernorm, Role::projector);
   if (!postshuffle) b.model().blocks.back().nodes.back().tokens_per_image = n;
-  b.linear(name + ".linear_fc1", merged, merged, {.bias = true, .role = Role::projector});
-  b.activation(name + ".act", merged, "gelu");
-  b.linear(name + ".linear_fc2", merged, s.out_hidden, {.bias = true, .role = Role::projector});
+  b.linear(name + (omni ? ".mlp.0" : ".linear_fc1"), merged, merged, {.bias = true, .role = Role::projector});
+  b.activation(name + (omni ? ".mlp.1" : ".act"), merged, "gelu");
+  b.linear(name + (omni ? ".mlp.2" : ".linear_fc2"), merged, s.out_hidden, {.bias = true, .role = Role::projector});
 }
 }  // namespace
 
@@ -107,7 +108,8 @@ void qwen3_vision(ModelBuilder& b, const QwenVisionSpec& s) {
   const ValueId last = b.stream();
   qwen3_merger(b, s, p + "merger", false, last);
   for (size_t i = 0; i < s.deepstack.size(); ++i)
-    qwen3_merger(b, s, p + "deepstack_merger_list." + std::to_string(i), true, outputs[size_t(s.deepstack[i])]);
+    qwen3_merger(b, s, p + (s.omni_merger_names ? "merger_list." : "deepstack_merger_list.") + std::to_string(i), true,
+                 outputs[size_t(s.deepstack[i])]);
 }
 
 QwenVisionSpec read_qwen3_vision(const Config& v, int64_t text_hidden) {
@@ -139,23 +141,27 @@ QwenVisionSpec read_qwen3_vision(const Config& v, int64_t text_hidden) {
   return s;
 }
 
-void append_renamed(ModelBuilder& b, Model sub, const std::string& from, const std::string& to) {
+void rename_prefix(Model& m, const std::string& from, const std::string& to) {
   auto rename = [&](std::string& name) {
     if (name.rfind(from, 0) == 0) name = to + name.substr(from.size());
   };
-  for (auto& t : sub.tensors) {
+  for (auto& t : m.tensors) {
     rename(t.name);
     if (!t.tied_to.empty()) rename(t.tied_to);
   }
-  for (auto& t : sub.buffers) rename(t.name);
-  for (auto& x : sub.stored_extras) {
+  for (auto& t : m.buffers) rename(t.name);
+  for (auto& x : m.stored_extras) {
     rename(x.tensor.name);
     if (!x.replaces.empty()) rename(x.replaces);
   }
-  for (auto& blk : sub.blocks) {
+  for (auto& blk : m.blocks) {
     rename(blk.name);
     for (auto& n : blk.nodes) rename(n.name);
   }
+}
+
+void append_renamed(ModelBuilder& b, Model sub, const std::string& from, const std::string& to) {
+  rename_prefix(sub, from, to);
   append_model(b, sub, "", true);
 }
 

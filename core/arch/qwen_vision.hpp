@@ -22,6 +22,10 @@ struct QwenVisionSpec {
   // Qwen3-VL only:
   int64_t position_table = 0;         // num_position_embeddings: pos_embed [table, hidden], interpolated
   std::vector<int64_t> deepstack;     // deepstack_visual_indexes: blocks whose output a merger adds to the text
+  // Qwen3-Omni-MoE's copy of the tower (modeling_qwen3_omni_moe.py Qwen3OmniMoeVisionPatchMerger) names its
+  // mergers "merger" / "merger_list.i" with ln_q, mlp.0 and mlp.2; Qwen3-VL: norm, linear_fc1, linear_fc2
+  // under "merger" / "deepstack_merger_list.i". Same shapes.
+  bool omni_merger_names = false;
 };
 /// patch_embed.proj (Conv3d [hidden, C, temporal_patch, patch, patch], no bias: one linear map per
 /// patch) → blocks.N (norm1 RMSNorm → attn.qkv (bias) → attention (a window of `window` patches,
@@ -44,6 +48,9 @@ void qwen3_vision(ModelBuilder& b, const QwenVisionSpec& spec);
 /// Qwen3VLVisionConfig with its class defaults.
 QwenVisionSpec read_qwen3_vision(const Config& vision, int64_t text_hidden);
 
+/// Every name in `m` beginning with `from` renamed to begin with `to` (tensors, ties, buffers,
+/// stored extras, blocks and nodes).
+void rename_prefix(Model& m, const std::string& from, const std::string& to);
 /// `sub` with every name beginning with `from` renamed to begin with `to` (the text model of a
 /// multimodal checkpoint: "model." → "model.language_model."), appended to `b`, its Dims taken.
 void append_renamed(ModelBuilder& b, Model sub, const std::string& from, const std::string& to);

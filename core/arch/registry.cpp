@@ -117,6 +117,7 @@ const std::vector<Family>& family_registry() {
       {"falcon_h1", families::falcon_h1},
       {"minimax", families::minimax},
       {"qwen3_omni_moe_text", families::qwen3_omni_moe_text},
+      {"qwen3_omni_moe", families::qwen3_omni_moe},
       {"glm_moe_dsa", families::glm_moe_dsa},
   };
   return list;

@@ -1,9 +1,9 @@
 // Qwen3-Omni-MoE (modular_qwen3_omni_moe.py, Qwen3OmniMoeForConditionalGeneration; Qwen3-Omni-30B-A3B,
-// issue 10). The thinker's language model is traced (qwen3_omni_moe_text); the whole checkpoint is still
-// refused, naming its sub-configs and pointing at thinker_config.text_config. Every part of the
-// checkpoint is derived here by hand from the modules, and with the traced language model they add up
-// to the 35,259,818,545 parameters of the published safetensors (golden file's config_note): the
-// inventory the follow-up trace of the audio tower, talker and code2wav has to reproduce.
+// issue 10). The thinker's language model alone is traced as qwen3_omni_moe_text; the whole checkpoint
+// (qwen3_omni_moe) is traced too: thinker.audio_tower, thinker.visual, the language model, the talker,
+// its code predictor and code2wav. Every part is derived here by hand from the modules, and they add up
+// to the 35,259,818,545 parameters of the published safetensors (the golden files' config_note); the
+// trace reproduces each part exactly.
 #include <catch2/catch.hpp>
 
 #include "error.hpp"
@@ -74,35 +74,6 @@ constexpr int64_t checkpoint_total = 35259818545;  // the published safetensors'
 // The hand derivation covers the whole checkpoint: nothing is left over for an unnamed part.
 static_assert(text_total + audio + vision + talker + code_predictor + code2wav == checkpoint_total);
 
-// The published top-level config, reduced to its structure (the golden file's config_note names the copy).
-json omni_config() {
-  const json text = golden_file("qwen3-omni-30b-a3b-instruct-text.json").at("config");
-  return {{"architectures", {"Qwen3OmniMoeForConditionalGeneration"}},
-          {"model_type", "qwen3_omni_moe"},
-          {"enable_audio_output", true},
-          {"thinker_config",
-           {{"model_type", "qwen3_omni_moe_thinker"},
-            {"tie_word_embeddings", false},
-            {"text_config", text},
-            {"audio_config", {{"model_type", "qwen3_omni_moe_audio_encoder"}, {"d_model", 1280}, {"encoder_layers", 32},
-                              {"encoder_attention_heads", 20}, {"encoder_ffn_dim", 5120}, {"num_mel_bins", 128},
-                              {"downsample_hidden_size", 480}, {"output_dim", 2048}}},
-            {"vision_config", {{"model_type", "qwen3_omni_moe_vision_encoder"}, {"depth", 27}, {"hidden_size", 1152},
-                               {"intermediate_size", 4304}, {"num_heads", 16}, {"out_hidden_size", 2048},
-                               {"deepstack_visual_indexes", {8, 16, 24}}}}}},
-          {"talker_config",
-           {{"thinker_hidden_size", 2048},
-            {"num_code_groups", 16},
-            {"text_config", {{"model_type", "qwen3_omni_moe_talker_text"}, {"hidden_size", 1024},
-                             {"num_hidden_layers", 20}, {"num_local_experts", 128}, {"moe_intermediate_size", 384},
-                             {"shared_expert_intermediate_size", 768}, {"vocab_size", 3072}}},
-            {"code_predictor_config", {{"model_type", "qwen3_omni_moe_talker_code_predictor"}, {"hidden_size", 1024},
-                                       {"num_hidden_layers", 5}, {"vocab_size", 2048}}}}},
-          {"code2wav_config", {{"codebook_size", 2048}, {"num_quantizers", 16}, {"hidden_size", 1024},
-                               {"num_hidden_layers", 8}, {"decoder_dim", 1536}, {"upsample_rates", {8, 5, 4, 3}},
-                               {"upsampling_ratios", {2, 2}}}}};
-}
-
 Error refusal(const json& config) {
   try {
     trace_json(config);
@@ -110,6 +81,13 @@ Error refusal(const json& config) {
     return e;
   }
   return Error(ErrorCode::internal, "traced");
+}
+
+int64_t count_under(const Model& m, const std::string& prefix) {
+  int64_t n = 0;
+  for (const auto& t : m.tensors)
+    if (t.tied_to.empty() && t.name.rfind(prefix, 0) == 0) n += t.count();
+  return n;
 }
 }  // namespace
 
@@ -161,20 +139,104 @@ TEST_CASE("Qwen3-Omni thinker language model: plans in every mode, dense mlp_onl
   CHECK(e.path == "$.num_experts_per_tok");
 }
 
-TEST_CASE("the whole Qwen3-Omni checkpoint stays refused, naming its sub-configs and the traced language model") {
-  // The audio tower's Conv2d downsampler, the talker (shared expert, code predictor) and code2wav's
-  // convolutional vocoder are not traced: planning the thinker's text model alone as the checkpoint would
-  // drop 4.7 B of its 35.3 B parameters.
-  const Error e = refusal(omni_config());
-  CHECK(e.code == ErrorCode::model_type_unknown);
-  const std::string what = e.what();
-  for (const char* key : {"thinker_config", "talker_config", "code2wav_config"}) {
-    INFO(key);
-    CHECK(what.find(key) != std::string::npos);
+TEST_CASE("the whole Qwen3-Omni checkpoint: exact total, each part equal to its hand derivation, published names") {
+  const Model m = trace_golden("qwen3-omni-30b-a3b-instruct.json");
+  CHECK_FALSE(m.approximate);
+  CHECK(m.family == "qwen3_omni_moe");
+  CHECK(m.parameter_count() == checkpoint_total);
+  CHECK(m.tensors.size() == 28010);  // the published listing's tensor count
+  CHECK(m.buffers.empty());          // the audio tower's sinusoidal positional_embedding is not stored
+  CHECK(count_under(m, "thinker.model.") + count_under(m, "thinker.lm_head.") == text_total);
+  CHECK(count_under(m, "thinker.audio_tower.") == audio);
+  CHECK(count_under(m, "thinker.visual.") == vision);
+  CHECK(count_under(m, "talker.") - count_under(m, "talker.code_predictor.") == talker);
+  CHECK(count_under(m, "talker.code_predictor.") == code_predictor);
+  CHECK(count_under(m, "code2wav.") == code2wav);
+  // Names and shapes as the published safetensors listing has them.
+  const std::vector<std::pair<const char*, Shape>> published = {
+      {"thinker.audio_tower.conv2d2.weight", {480, 480, 3, 3}},
+      {"thinker.audio_tower.layers.31.self_attn.k_proj.bias", {1280}},
+      {"thinker.visual.merger.ln_q.weight", {1152}},
+      {"thinker.visual.merger.mlp.0.weight", {4608, 4608}},
+      {"thinker.visual.merger_list.0.mlp.2.weight", {2048, 4608}},
+      {"thinker.visual.pos_embed.weight", {2304, 1152}},
+      {"thinker.model.norm.weight", {2048}},
+      {"talker.model.codec_embedding.weight", {3072, 1024}},
+      {"talker.model.layers.0.self_attn.k_proj.weight", {256, 1024}},
+      {"talker.model.layers.0.mlp.shared_expert.down_proj.weight", {1024, 768}},
+      {"talker.hidden_projection.linear_fc2.bias", {1024}},
+      {"talker.code_predictor.model.codec_embedding.0.weight", {2048, 1024}},
+      {"talker.code_predictor.model.layers.0.self_attn.k_proj.weight", {1024, 1024}},
+      {"code2wav.pre_transformer.layers.0.self_attn_layer_scale.scale", {1024}},
+      {"code2wav.upsample.1.0.conv.weight", {1024, 1024, 2}},
+      {"code2wav.upsample.1.1.gamma", {1024}},
+      {"code2wav.decoder.0.conv.weight", {1536, 1024, 7}},
+      {"code2wav.decoder.2.block.1.conv.weight", {768, 384, 10}},
+      {"code2wav.decoder.3.block.3.act1.alpha", {192}},
+      {"code2wav.decoder.5.beta", {96}},
+      {"code2wav.decoder.6.conv.bias", {1}},
+  };
+  for (const auto& [name, shape] : published) {
+    INFO(name);
+    const Tensor* t = find(m, name);
+    REQUIRE(t);
+    CHECK(t->shape == shape);
   }
-  CHECK(what.find("paste thinker_config.text_config alone") != std::string::npos);
-  // A thinker whose text model is not traced gets no such hint.
-  json other = omni_config();
+  CHECK(find(m, "thinker.visual.deepstack_merger_list.0.norm.weight") == nullptr);  // Qwen3-VL's names, not Omni's
+  CHECK(shape_errors(m).empty());
+  // The headline dimensions are the thinker's language model's.
+  CHECK(m.dims.hidden == H);
+  CHECK(m.dims.layers == L);
+  CHECK(m.dims.vocab == V);
+  CHECK(m.dims.experts == E);
+}
+
+TEST_CASE("Qwen3-Omni: the talker and code2wav hold weights in every mode but train in none") {
+  const json config = golden_file("qwen3-omni-30b-a3b-instruct.json").at("config");
+  const int64_t speech = talker + code_predictor + code2wav;
+  const json serve = plan(config.dump(), {{"mode", "serve"}});
+  REQUIRE(serve.at("ok") == true);
+  CHECK(serve["params"]["total"] == checkpoint_total);
+  // Serving plans text generation: the KV cache is the thinker's alone (the talker's layers cache nothing).
+  const json text_serve = plan(golden_file("qwen3-omni-30b-a3b-instruct-text.json").at("config").dump(), {{"mode", "serve"}});
+  REQUIRE(text_serve.at("ok") == true);
+  CHECK(serve["plan"]["components"].at("kv_cache") == text_serve["plan"]["components"].at("kv_cache"));
+  CHECK(int64_t(serve["plan"]["components"].at("weights")) > int64_t(text_serve["plan"]["components"].at("weights")));
+  const json full = plan(config.dump(), {{"mode", "full"}});
+  REQUIRE(full.at("ok") == true);
+  CHECK(full["params"]["total"] == checkpoint_total);
+  // The thinker's text, audio and vision towers train; the talker, code predictor and code2wav hold
+  // their weights (fp32 masters here, as every weight) but get no gradient and no optimizer state.
+  // (trainable_params still counts them: their parameters require grad, as a block that never runs does.)
+  const json& c = full["plan"]["components"];
+  const int64_t w = c.at("weights"), g = c.at("gradients"), st = c.at("optimizer_states");
+  CHECK(w == 4 * checkpoint_total);
+  CHECK(g == 4 * (checkpoint_total - speech));
+  CHECK(st == 8 * (checkpoint_total - speech));  // AdamW's two fp32 moments
+  for (const char* mode : {"lora", "qlora"}) {
+    INFO(mode);
+    const json r = plan(config.dump(), {{"mode", mode}});
+    REQUIRE(r.at("ok") == true);
+    CHECK(r["params"]["total"] == checkpoint_total);
+  }
+  // The text-only thinker plan is the same language model: the whole checkpoint plans more weight memory.
+  const Model whole = trace_json(config);
+  bool parked = true;
+  for (const auto& b : whole.blocks)
+    if (b.name.rfind("talker.", 0) == 0 || b.name.rfind("code2wav.", 0) == 0)
+      parked = parked && b.tokens_per_image == 0 && b.domain != Domain::text;
+  CHECK(parked);
+}
+
+TEST_CASE("Qwen3-Omni: a thinker whose towers disagree with its text width is refused with a coded error") {
+  json config = golden_file("qwen3-omni-30b-a3b-instruct.json").at("config");
+  config["thinker_config"]["audio_config"]["output_dim"] = 3584;
+  const Error e = refusal(config);
+  CHECK(e.code == ErrorCode::field_inconsistent);
+  // An unknown wrapper type carrying an omni thinker gets the thinker hint from the generic refusal.
+  json other = golden_file("qwen3-omni-30b-a3b-instruct.json").at("config");
+  other["model_type"] = "mystery_omni";
+  CHECK(std::string(refusal(other).what()).find("paste thinker_config.text_config alone") != std::string::npos);
   other["thinker_config"]["text_config"]["model_type"] = "qwen3_omni_text_unknown";
   CHECK(std::string(refusal(other).what()).find("paste thinker_config") == std::string::npos);
 }

@@ -17,7 +17,7 @@
 
 #include "../blocks.hpp"
 #include "../gemma4_towers.hpp"
-#include "../qwen_vision.hpp"  // append_renamed
+#include "../qwen_vision.hpp"  // append_renamed, rename_prefix
 #include "../registry.hpp"
 #include "../vision.hpp"
 #include "wrappers.hpp"
@@ -41,21 +41,6 @@ Config diffusion_text_config(const Config& c) {
   if (given.string_or("use_bidirectional_attention", "") == "all")
     t["sliding_window"] = given.count_or({"sliding_window"}, 512) / 2 + 1;
   return Config(std::make_shared<const nlohmann::json>(std::move(t)), c.path_of("text_config"));
-}
-
-void rename_prefix(Model& m, const std::string& from, const std::string& to) {
-  auto rename = [&](std::string& name) {
-    if (name.rfind(from, 0) == 0) name = to + name.substr(from.size());
-  };
-  for (auto& t : m.tensors) {
-    rename(t.name);
-    if (!t.tied_to.empty()) rename(t.tied_to);
-  }
-  for (auto& t : m.buffers) rename(t.name);
-  for (auto& blk : m.blocks) {
-    rename(blk.name);
-    for (auto& n : blk.nodes) rename(n.name);
-  }
 }
 
 }  // namespace

@@ -8,7 +8,7 @@
 // sliding_window = None, the thinker's lm_head; Qwen3OmniMoeTextConfig's defaults are Qwen3-MoE's) is
 // Qwen3-MoE without a window, traced for a pasted thinker_config.text_config (model_type
 // "qwen3_omni_moe_text"); its checkpoint stores the experts one by one as Qwen3-MoE's does. The whole
-// qwen3_omni_moe checkpoint (audio tower, talker, code2wav) stays refused (generic_decoder.cpp).
+// qwen3_omni_moe checkpoint traces it as thinker.model.* (qwen3_omni_moe.cpp).
 #include <algorithm>
 
 #include "../decoder.hpp"
