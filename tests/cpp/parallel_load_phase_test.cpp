@@ -3,26 +3,15 @@
 // state, gradients and step as without the load.
 #include <catch2/catch.hpp>
 
-#include "plan/memory.hpp"
-#include "plan/option_schema.hpp"
-#include "plan/parallel.hpp"
-#include "plan/plan.hpp"
-#include "test_util.hpp"
+#include "parallel_test_util.hpp"
 
 using namespace cardfit;
+using namespace cardfit::test;
 using R = RankModel;
 
 namespace {
-struct Ranked {
-  Model model = trace_golden("meta-llama-3-8b.json");
-  Options opt;
-  std::unique_ptr<MemoryModel> single;
-  explicit Ranked(const std::string& options) : opt(parse_options(options)) {
-    single = std::make_unique<MemoryModel>(model, opt, Mode::full, 2048, load_catalog().overheads);
-  }
-  RankModel rank() const { return RankModel(model, opt, *single, parallel_layout(model, opt, opt.parallel, opt.gpus)); }
-  // The i-th moment counted from the end (the step is the last).
-  size_t from_end(size_t i) const { return single->events().size() - 1 - i; }
+struct Ranked : Llama8bRanks {
+  explicit Ranked(const std::string& options) : Llama8bRanks(options, Mode::full) {}
 };
 }  // namespace
 

@@ -8,20 +8,13 @@
 // fp32 adapters (PEFT's autocast_adapter_dtype upcasts bf16 adapters to fp32).
 #include <catch2/catch.hpp>
 
-#include "plan/memory.hpp"
-#include "plan/option_schema.hpp"
-#include "plan/parallel.hpp"
-#include "plan/plan.hpp"
-#include "test_util.hpp"
+#include "parallel_test_util.hpp"
 
 using namespace cardfit;
+using namespace cardfit::test;
 using R = RankModel;
 
 namespace {
-// Llama-3-8B: hidden 4096, KV width 8 × 128, 32 layers, MLP 14336, vocab 128256.
-constexpr int64_t kHidden = 4096, kKvw = 1024, kLayers = 32, kInter = 14336, kVocab = 128256;
-constexpr int64_t kLayer = 2 * kHidden * kHidden + 2 * kHidden * kKvw + 3 * kHidden * kInter + 2 * kHidden;
-constexpr int64_t kBase = kLayers * kLayer + 2 * kVocab * kHidden + kHidden;
 // Rank 16, r × (in + out) per projection: q, o 4096 → 4096; k, v 4096 → 1024; gate, up 4096 →
 // 14336; down 14336 → 4096.
 constexpr int64_t kRank = 16;
@@ -29,20 +22,8 @@ constexpr int64_t kAdapterLayer =
     kRank * (2 * (kHidden + kHidden) + 2 * (kHidden + kKvw) + 3 * (kHidden + kInter));
 constexpr int64_t kAdapters = kLayers * kAdapterLayer;
 
-struct Setup {
-  Model model = trace_golden("meta-llama-3-8b.json");
-  Options opt;
-  std::unique_ptr<MemoryModel> single;
-  explicit Setup(const std::string& options) : opt(parse_options(options)) {
-    single = std::make_unique<MemoryModel>(model, opt, Mode::lora, 2048, load_catalog().overheads);
-  }
-  RankModel rank() const { return RankModel(model, opt, *single, parallel_layout(model, opt, opt.parallel, opt.gpus)); }
-  size_t step() const {
-    for (size_t i = 0; i < single->events().size(); ++i)
-      if (single->events()[i].phase == 2) return i;
-    FAIL("no optimizer step");
-    return 0;
-  }
+struct Setup : Llama8bRanks {
+  explicit Setup(const std::string& options) : Llama8bRanks(options, Mode::lora) {}
 };
 std::string opts(const char* parallel, int64_t n) {
   return std::string(R"({"mode":"lora","seq":2048,"precision":"bf16-mixed","lora_rank":16,)") +

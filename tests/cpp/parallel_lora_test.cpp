@@ -6,39 +6,20 @@
 // Numbers derived here by hand for Llama-3-8B, LoRA rank 8 on q_proj and v_proj.
 #include <catch2/catch.hpp>
 
-#include "plan/memory.hpp"
-#include "plan/option_schema.hpp"
-#include "plan/parallel.hpp"
-#include "plan/plan.hpp"
-#include "test_util.hpp"
+#include "parallel_test_util.hpp"
 
 using namespace cardfit;
+using namespace cardfit::test;
 using R = RankModel;
 
 namespace {
-// Llama-3-8B: hidden 4096, KV width 8 × 128, 32 layers, MLP 14336, vocab 128256.
-constexpr int64_t kHidden = 4096, kKvw = 1024, kLayers = 32, kInter = 14336, kVocab = 128256;
-constexpr int64_t kLayer = 2 * kHidden * kHidden + 2 * kHidden * kKvw + 3 * kHidden * kInter + 2 * kHidden;
-constexpr int64_t kBase = kLayers * kLayer + 2 * kVocab * kHidden + kHidden;
 // Rank 8: q_proj A 8 × 4096 + B 4096 × 8, v_proj A 8 × 4096 + B 1024 × 8, per layer.
 constexpr int64_t kRank = 8;
 constexpr int64_t kAdapterLayer = kRank * (kHidden + kHidden) + kRank * (kHidden + kKvw);
 constexpr int64_t kAdapters = kLayers * kAdapterLayer;
 
-struct Setup {
-  Model model = trace_golden("meta-llama-3-8b.json");
-  Options opt;
-  std::unique_ptr<MemoryModel> single;
-  explicit Setup(const std::string& options) : opt(parse_options(options)) {
-    single = std::make_unique<MemoryModel>(model, opt, Mode::lora, 2048, load_catalog().overheads);
-  }
-  RankModel rank() const { return RankModel(model, opt, *single, parallel_layout(model, opt, opt.parallel, opt.gpus)); }
-  size_t step() const {
-    for (size_t i = 0; i < single->events().size(); ++i)
-      if (single->events()[i].phase == 2) return i;
-    FAIL("no optimizer step");
-    return 0;
-  }
+struct Setup : Llama8bRanks {
+  explicit Setup(const std::string& options) : Llama8bRanks(options, Mode::lora) {}
 };
 std::string opts(const char* parallel, int64_t n) {
   return std::string(R"({"mode":"lora","seq":2048,"precision":"fp16-mixed","autocast":false,"lora_rank":8,)") +
