@@ -200,6 +200,11 @@ struct Block {
 /// A block outside the text that sees no tokens in any step cardfit plans (Qwen3-Omni's talker and
 /// code2wav): it holds its weights and nothing else, a KV cache included.
 inline bool holds_weights_only(const Block& b) { return b.domain != Domain::text && b.tokens_per_image == 0; }
+/// Whether a node keeps a KV cache entry per token when serving: causal or cross attention in a block
+/// that runs (the one place the serving cache, the engines' blocks and the memory model agree on).
+inline bool caches_kv(const Block& b, const Node& n) {
+  return n.op == Op::attention && (n.attn.causal || n.attn.cross) && !holds_weights_only(b);
+}
 
 /// Headline dimensions, for checks and the report; 0 where they do not apply. hidden, layers,
 /// heads, kv_heads, head_dim, intermediate, vocab, experts, experts_per_token, sliding_window and

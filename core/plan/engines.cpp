@@ -148,7 +148,7 @@ double cache_elements_per_token(const Model& m, int64_t tp, bool* replicated) {
   double e = 0;
   for (const auto& b : m.blocks)
     for (const auto& n : b.nodes)
-      if (n.op == Op::attention && (n.attn.causal || n.attn.cross) && !holds_weights_only(b)) e += rank_cache_dim(n.attn, tp, replicated);
+      if (caches_kv(b, n)) e += rank_cache_dim(n.attn, tp, replicated);
   return e;
 }
 
@@ -245,7 +245,7 @@ double kv_sequence_bytes(const Model& m, int64_t context, double element_bytes, 
   const int64_t bt = std::max<int64_t>(1, block_tokens);
   for (const auto& b : m.blocks)
     for (const auto& n : b.nodes) {
-      if (n.op != Op::attention || !(n.attn.causal || n.attn.cross) || holds_weights_only(b)) continue;
+      if (!caches_kv(b, n)) continue;
       int64_t tokens = n.attn.cross ? (n.attn.context > 0 ? n.attn.context : context) : context;
       int64_t blocks = cdiv(tokens, bt);
       if (!n.attn.cross && n.attn.window > 0) {

@@ -422,7 +422,7 @@ MemoryModel::MemoryModel(const Model& m, const Options& given, Mode mode, int64_
     int64_t kv = 0;
     for (const auto& b : m.blocks)
       for (const auto& n : b.nodes)
-        if (n.op == Op::attention && (n.attn.causal || n.attn.cross) && !holds_weights_only(b)) {
+        if (caches_kv(b, n)) {
           const int64_t held = n.attn.cross ? (n.attn.context > 0 ? n.attn.context : seq)
                                            : (n.attn.window > 0 ? std::min(n.attn.window, seq) : seq);
           kv = add(kv, mul(held, mul(n.attn.cache_dim, kvb)));
@@ -503,7 +503,7 @@ MemoryModel::MemoryModel(const Model& m, const Options& given, Mode mode, int64_
       blocks_[bi].weights = blocks_[bi].state = int64_t(double(w) * double(p) / double(total));
       int64_t block_kv = 0;
       for (const auto& n : m.blocks[bi].nodes)
-        if (n.op == Op::attention && (n.attn.causal || n.attn.cross) && !holds_weights_only(m.blocks[bi])) {
+        if (caches_kv(m.blocks[bi], n)) {
           const int64_t held = n.attn.cross ? (n.attn.context > 0 ? n.attn.context : seq)
                                            : (n.attn.window > 0 ? std::min(n.attn.window, seq) : seq);
           block_kv = add(block_kv, mul(held, mul(n.attn.cache_dim, kvb)));

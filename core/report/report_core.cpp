@@ -42,8 +42,8 @@ void memory(JsonWriter& w, const MemoryPlan& p, const Plan* echo) {
   sorted_object(w, p.components, [](const Component& c, JsonWriter* v) { if (v) v->value(c.label); return c.id; });
   w.key("components");
   sorted_object(w, p.components, [](const Component& c, JsonWriter* v) { if (v) v->value(c.bytes); return c.id; });
-  if (o) w.field("double_quant", o->double_quant);  // as planned: a bitsandbytes checkpoint's, unless given
   if (o) {
+    w.field("double_quant", o->double_quant);  // as planned: a bitsandbytes checkpoint's, unless given
     w.field("grad_accum", o->grad_accum).field("grad_ckpt", echo->grad_ckpt).field("images", echo->cost.images);
     w.field("lora_dropout", o->lora_dropout).field("lora_rank", o->lora_rank);
   }
