@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string_view>
 #include <cctype>
 #include <unordered_map>
 
@@ -17,6 +18,100 @@ void throw_overflow(const char* what) {
 int64_t numel(const Shape& shape) {
   int64_t n = 1;
   for (int64_t d : shape) n = checked_mul(n, d, "a tensor's element count");
+  return n;
+}
+
+ExpertIndex expert_index(const std::string& name) {
+  static constexpr std::string_view kExperts = ".experts.";
+  ExpertIndex e;
+  const size_t at = name.find(kExperts);
+  if (at == std::string::npos) return e;
+  size_t i = at + kExperts.size(), j = i;
+  int64_t v = 0;
+  while (j < name.size() && j - i < 9 && name[j] >= '0' && name[j] <= '9') v = v * 10 + (name[j++] - '0');
+  if (j == i || j >= name.size() || name[j] != '.') return e;
+  e.at = i;
+  e.end = j;
+  e.index = v;
+  return e;
+}
+
+std::string copy_name(const std::string& name, int64_t copy) {
+  const ExpertIndex e = expert_index(name);
+  if (e.index < 0) return name;
+  return name.substr(0, e.at) + std::to_string(copy) + name.substr(e.end);
+}
+
+void throw_copies_disagree(const Tensor& t, const char* path) {
+  throw Error(ErrorCode::field_inconsistent,
+              std::string(path) + " names some of the " + std::to_string(t.copies) + " experts of " + t.name +
+                  " and not others; cardfit plans a layer's experts alike and cannot size that mix.",
+              path);
+}
+
+namespace {
+// Copy-major expansion of the runs of stacks (Tensor::copy_run_start); `tensor` gives an entry's
+// Tensor, `rename` sets an entry's names for one copy.
+template <typename T, typename TensorOf, typename Rename>
+std::vector<T> expand_runs(const std::vector<T>& items, TensorOf tensor, Rename rename) {
+  std::vector<T> out;
+  size_t total = 0;
+  for (const T& x : items) total += size_t(tensor(x).copies);
+  out.reserve(total);
+  for (size_t i = 0; i < items.size();) {
+    const Tensor& t = tensor(items[i]);
+    if (t.copies == 1) {
+      out.push_back(items[i++]);
+      continue;
+    }
+    size_t j = i + 1;
+    while (j < items.size() && tensor(items[j]).copies == t.copies && !tensor(items[j]).copy_run_start) ++j;
+    for (size_t k = i; k < j; ++k)
+      if (expert_index(tensor(items[k]).name).index != 0)
+        throw Error(ErrorCode::internal, "stacked tensor " + tensor(items[k]).name + " has no expert index 0");
+    for (int64_t c = 0; c < t.copies; ++c)
+      for (size_t k = i; k < j; ++k) {
+        T x = items[k];
+        rename(x, c);
+        tensor(x).copies = 1;
+        tensor(x).copy_run_start = false;
+        out.push_back(std::move(x));
+      }
+    i = j;
+  }
+  return out;
+}
+
+void rename_copy(std::string& name, int64_t c) {
+  if (!name.empty() && c != 0) name = copy_name(name, c);
+}
+}  // namespace
+
+std::vector<Tensor> expand_copies(const std::vector<Tensor>& tensors) {
+  return expand_runs(tensors, [](auto& t) -> auto& { return t; }, [](Tensor& t, int64_t c) {
+    rename_copy(t.name, c);
+    rename_copy(t.tied_to, c);
+  });
+}
+
+std::vector<StoredExtra> expand_copies(const std::vector<StoredExtra>& extras) {
+  return expand_runs(extras, [](auto& x) -> auto& { return x.tensor; }, [](StoredExtra& x, int64_t c) {
+    rename_copy(x.tensor.name, c);
+    rename_copy(x.replaces, c);
+  });
+}
+
+void inherit_copies(std::vector<StoredExtra>& extras, size_t first, const Tensor& of) {
+  if (of.copies == 1) return;
+  for (size_t i = first; i < extras.size(); ++i) {
+    extras[i].tensor.copies = of.copies;
+    extras[i].tensor.copy_run_start = i == first && of.copy_run_start;
+  }
+}
+
+int64_t expanded_size(const std::vector<Tensor>& tensors) {
+  int64_t n = 0;
+  for (const auto& t : tensors) n += t.copies;
   return n;
 }
 

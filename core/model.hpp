@@ -43,15 +43,43 @@ inline int64_t checked_add(int64_t a, int64_t b, const char* what = "a size") {
 enum class Role { embedding, position_embedding, norm, attention, mlp, router, expert, head, ssm, vision, projector, other };
 const char* role_name(Role role);
 
+/// One checkpoint tensor, or `copies` alike ones: a layer's MoE experts are one entry whose name is
+/// expert 0's ("...experts.0.gate_proj.weight"), so tracing, checks and reconciliation scale with the
+/// layers, not layers x experts. expand_copies() gives the per-expert entries in checkpoint order.
 struct Tensor {
-  std::string name;       // exactly as in the published checkpoint
-  Shape shape;
+  std::string name;       // exactly as in the published checkpoint (a stack: its copy 0's)
+  Shape shape;            // one copy's shape
   Role role = Role::other;
   int layer = -1;         // layer index, -1 outside the repeated layers
   bool linear = false;    // weight of an nn.Linear / Conv1D: LoRA can target it, QLoRA quantizes it
   std::string tied_to;    // non-empty: the same storage as that tensor, not counted again
-  int64_t count() const { return numel(shape); }
+  int64_t copies = 1;     // stored alike under the expert indices 0..copies-1 of the name
+  bool copy_run_start = false;  // a stack that starts a run: the stacks up to the next start or
+                                // unstacked entry are stored copy-major (expert 0's gate, up, down,
+                                // then expert 1's...)
+  int64_t each() const { return numel(shape); }  // one copy's elements (per-tensor rules use it)
+  int64_t count() const { return copies == 1 ? each() : checked_mul(each(), copies, "a stacked tensor's elements"); }
 };
+
+/// Where a name's expert index stands: the digits after its first ".experts." (index -1: none).
+struct ExpertIndex {
+  size_t at = 0, end = 0;
+  int64_t index = -1;
+};
+ExpertIndex expert_index(const std::string& name);
+/// `name` with its expert index replaced by `copy` (unchanged without one).
+std::string copy_name(const std::string& name, int64_t copy);
+/// Whether `pred(name)` holds for the copies of `t` alike (the value), or Error(field_inconsistent)
+/// at `path`: a name rule that picks some experts of a stack and not others is refused rather than
+/// planned as if it picked all or none.
+[[noreturn]] void throw_copies_disagree(const Tensor& t, const char* path);
+template <typename Pred>
+bool for_every_copy(const Tensor& t, Pred pred, const char* path) {
+  const bool first = pred(t.name);
+  for (int64_t c = 1; c < t.copies; ++c)
+    if (pred(copy_name(t.name, c)) != first) throw_copies_disagree(t, path);
+  return first;
+}
 
 enum class Op {
   embedding, position_embedding, norm, linear, attention, activation, gated_activation,
@@ -344,6 +372,17 @@ struct Model {
 /// fields Dims documents as structural. Families fill only what the graph cannot tell (context
 /// length, initializer range, encoder/decoder flags, SSM state sizes).
 void derive_dims(Model& m);
+
+/// The entries of a stacked list one per copy, in checkpoint order (copy-major within each run of
+/// stacks; see Tensor::copy_run_start), each with copies 1 and its expert index: for the expanded
+/// tensor list and name matching against a checkpoint. Plain entries are copied as they are.
+std::vector<Tensor> expand_copies(const std::vector<Tensor>& tensors);
+std::vector<StoredExtra> expand_copies(const std::vector<StoredExtra>& extras);
+/// The extras stored for `of` (extras[first..]) are stored for each of its copies: they take its
+/// copies, and the first of them its place in a run, so they expand in the order its copies do.
+void inherit_copies(std::vector<StoredExtra>& extras, size_t first, const Tensor& of);
+/// Entries once expanded (the checkpoint's tensor count).
+int64_t expanded_size(const std::vector<Tensor>& tensors);
 
 /// The distinct leaf names of the model's linear layers, in graph order (the LoRA target choices).
 std::vector<std::string> linear_leaves(const Model& m);

@@ -149,20 +149,20 @@ void moe_block(ModelBuilder& b, const MoeSpec& s) {
     router.params += b.tensor(router.name + "." + s.router_bias_name, {s.experts}, Role::router);
   b.node(router);
 
-  // Checkpoints store each expert separately (their tensors are listed one by one); the graph
-  // holds one node per projection over all experts that each token passes through top_k times.
+  // Checkpoints store each expert separately; the Model holds expert 0's tensors stacked for all of
+  // them (Tensor::copies), and the graph one node per projection over all experts that each token
+  // passes through top_k times.
   auto& nodes = b.model().blocks.back().nodes;
   const size_t first = nodes.size();
-  auto expert = [&](int64_t e) {
-    MlpSpec one = s.expert;
-    one.prefix = p + s.experts_name + "." + std::to_string(e);
-    one.hidden = s.hidden;
-    one.intermediate = s.expert_intermediate;
-    one.role = Role::expert;
-    b.read(x);
-    mlp_block(b, one);
-  };
-  expert(0);
+  const size_t first_tensor = b.model().tensors.size();
+  MlpSpec one = s.expert;
+  one.prefix = p + s.experts_name + ".0";
+  one.hidden = s.hidden;
+  one.intermediate = s.expert_intermediate;
+  one.role = Role::expert;
+  b.read(x);
+  mlp_block(b, one);
+  b.stack_tensors(first_tensor, s.experts);
   // Expert 0's nodes stand for every expert: renamed, holding all experts, top_k per token.
   for (size_t i = first; i < nodes.size(); ++i) {
     Node& n = nodes[i];
@@ -174,9 +174,6 @@ void moe_block(ModelBuilder& b, const MoeSpec& s) {
   }
   nodes.back().routed_output = true;
   const ValueId routed = nodes.back().output;
-  b.begin_fold(first);  // the other experts' tensors belong to expert 0's nodes
-  for (int64_t e = 1; e < s.experts; ++e) expert(e);
-  b.end_fold();
   b.read(routed);
 
   if (s.shared_experts > 0) {

@@ -32,25 +32,13 @@ NodeRef ModelBuilder::owner_of(const std::string& tensor_name) const {
   throw Error(ErrorCode::internal, "no node owns tensor " + tensor_name);
 }
 
-void ModelBuilder::begin_fold(size_t into) {
-  fold_into_ = int64_t(into);
-  fold_count_ = 0;
-}
-
-void ModelBuilder::end_fold() { fold_into_ = -1; }
-
 Node* ModelBuilder::last_node() {
-  if (folding() || current().nodes.empty()) return nullptr;
+  if (current().nodes.empty()) return nullptr;
   return &current().nodes.back();
 }
 
 void ModelBuilder::push(Node n, int64_t width) {
   Block& blk = current();
-  if (folding()) {  // the node this one repeats already stands for it
-    ++fold_count_;
-    pending_.reset();
-    return;
-  }
   if (pending_) n.inputs = std::move(*pending_);
   else if (n.inputs.empty() && cursor_ != kNoValue) n.inputs = {cursor_};
   pending_.reset();
@@ -72,12 +60,30 @@ namespace {
 constexpr size_t kMaxTensors = 160'000;
 }  // namespace
 
+namespace {
+[[noreturn]] void too_many_tensors() {
+  throw Error(ErrorCode::field_range,
+              "The config describes more than " + std::to_string(kMaxTensors) +
+                  " tensors (check num_hidden_layers and the expert counts).",
+              "$");
+}
+}  // namespace
+
+void ModelBuilder::stack_tensors(size_t first, int64_t copies) {
+  if (copies <= 1 || first >= model_.tensors.size()) return;
+  const int64_t n = int64_t(model_.tensors.size() - first);
+  stacked_extra_ = checked_add(stacked_extra_, checked_mul(n, copies - 1, "the tensor count"), "the tensor count");
+  if (int64_t(model_.tensors.size()) + stacked_extra_ > int64_t(kMaxTensors)) too_many_tensors();
+  for (size_t i = first; i < model_.tensors.size(); ++i) {
+    Tensor& t = model_.tensors[i];
+    if (expert_index(t.name).index != 0) throw Error(ErrorCode::internal, "stacked tensor " + t.name + " has no expert index 0");
+    t.copies = copies;
+    t.copy_run_start = i == first;
+  }
+}
+
 int64_t ModelBuilder::tensor(const std::string& name, Shape shape, Role role, bool linear) {
-  if (model_.tensors.size() >= kMaxTensors)
-    throw Error(ErrorCode::field_range,
-                "The config describes more than " + std::to_string(kMaxTensors) +
-                    " tensors (check num_hidden_layers and the expert counts).",
-                "$");
+  if (int64_t(model_.tensors.size()) + stacked_extra_ >= int64_t(kMaxTensors)) too_many_tensors();
   for (int64_t d : shape)
     if (d <= 0)
       throw Error(ErrorCode::field_range, "Tensor " + name + " would have a dimension of " + std::to_string(d) +
@@ -86,8 +92,7 @@ int64_t ModelBuilder::tensor(const std::string& name, Shape shape, Role role, bo
   int64_t n = t.count();
   // Each primitive adds its tensors just before its node: that node will own them.
   owners_.resize(model_.tensors.size());
-  const auto node = folding() ? size_t(fold_into_ + fold_count_) : current().nodes.size();
-  owners_.push_back(NodeRef{int(model_.blocks.size()) - 1, int(node)});
+  owners_.push_back(NodeRef{int(model_.blocks.size()) - 1, int(current().nodes.size())});
   model_.tensors.push_back(std::move(t));
   return n;
 }

@@ -53,14 +53,11 @@ class ModelBuilder {
   /// The node that owns a parameter tensor (by checkpoint name), for typed references.
   NodeRef owner_of(const std::string& tensor_name) const;
 
-  /// Folding repeats (MoE experts 1..E-1): until end_fold(), primitives add their tensors but no
-  /// node, and the k-th primitive's tensors are owned by node `into + k` of the current block, which
-  /// stands for every copy. The cursor is left where it was.
-  void begin_fold(size_t into);
-  void end_fold();
-  bool folding() const { return fold_into_ >= 0; }
-  /// The node the last primitive added (nullptr while folding: it added none).
+  /// The node the last primitive added (nullptr before any).
   Node* last_node();
+  /// The parameter tensors added since tensors().size() was `first` are stored `copies` times alike
+  /// (a layer's MoE experts, traced once as expert 0: Tensor::copies); they start one run.
+  void stack_tensors(size_t first, int64_t copies);
 
   /// A parameter tensor of the checkpoint; returns the number of elements.
   int64_t tensor(const std::string& name, Shape shape, Role role, bool linear = false);
@@ -98,7 +95,7 @@ class ModelBuilder {
   ValueId cursor_ = kNoValue, stream_ = kNoValue;
   std::optional<std::vector<ValueId>> pending_;
   std::vector<NodeRef> owners_;  // by tensor index: the node that owns it (tied aliases: none)
-  int64_t fold_into_ = -1, fold_count_ = 0;
+  int64_t stacked_extra_ = 0;  // tensors the stacks stand for beyond their entries (the limit counts them)
 };
 
 }  // namespace cardfit

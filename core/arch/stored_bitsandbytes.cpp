@@ -91,9 +91,13 @@ void add_bitsandbytes_extras(const Config& q, Model& m, const std::string& torch
     if (!t.linear || t.role == Role::head || t.role == Role::embedding || !t.tied_to.empty() || t.shape.size() != 2 ||
         !ends_with(t.name, ".weight"))
       continue;
-    bool skipped = false;
-    for (const auto& s : skip) skipped = skipped || not_converted(s, t.name);
+    const bool skipped = !skip.empty() && for_every_copy(t, [&](const std::string& name) {
+      for (const auto& s : skip)
+        if (not_converted(s, name)) return true;
+      return false;
+    }, "quantization_config.llm_int8_skip_modules");
     if (skipped) continue;
+    const size_t first = m.stored_extras.size();
     const int32_t index = int32_t(i);
     const std::string stem = t.name.substr(0, t.name.size() - 6);  // "....q_proj."
     const int64_t out = t.shape[0], in = t.shape[1];
@@ -109,6 +113,7 @@ void add_bitsandbytes_extras(const Config& q, Model& m, const std::string& torch
     if (eight) {
       add(stem + "SCB", {out}, ExtraRole::quant_scale, StoredDtype::f32).of_tensor_dtype = StoredDtype::i8;
       add(stem + "weight_format", {}, ExtraRole::quant_state, StoredDtype::u8).served = false;
+      inherit_copies(m.stored_extras, first, t);
       continue;
     }
     const int64_t n = checked_mul(out, in, "a bitsandbytes weight");
@@ -132,6 +137,7 @@ void add_bitsandbytes_extras(const Config& q, Model& m, const std::string& torch
     StoredExtra& js = add(t.name + ".quant_state.bitsandbytes__" + type, {int64_t(text.size())}, ExtraRole::quant_state, StoredDtype::u8);
     js.served = false;
     if (nested) js.variable_max = kOffsetMax - kOffsetMin;
+    inherit_copies(m.stored_extras, first, t);
   }
   if (!odd.empty())
     m.notes.push_back("quantization_config bitsandbytes: " + odd.front() + " does not pack into whole " + storage +

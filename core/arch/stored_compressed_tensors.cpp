@@ -232,16 +232,26 @@ void add_compressed_tensors_extras(const Config& q, Model& m, StoredDtype weight
     const Tensor& t = m.tensors[i];
     if (!t.tied_to.empty() || t.shape.size() != 2 || !ends_with(t.name, ".weight")) continue;
     const std::string module = t.name.substr(0, t.name.size() - 7);
-    const Group* g = nullptr;
-    for (const auto& tg : targets)
-      if (name_matches(tg, module)) { g = &groups[tg.group]; break; }
-    if (!g)
+    auto group_of = [&](const std::string& weight) -> const Group* {
+      const std::string mod = weight.substr(0, weight.size() - 7);
       for (const auto& tg : targets)
-        if (class_matches(tg, t)) { g = &groups[tg.group]; break; }
+        if (name_matches(tg, mod)) return &groups[tg.group];
+      for (const auto& tg : targets)
+        if (class_matches(tg, t)) return &groups[tg.group];
+      return nullptr;
+    };
+    const Group* g = group_of(t.name);
+    // A stack's experts are quantized alike: a target or ignore rule that splits them is refused.
+    for_every_copy(t, [&](const std::string& weight) { return group_of(weight) == g; }, "quantization_config.config_groups");
     if (!g || !g->weights.present) continue;
-    bool ignored = false;
-    for (const auto& ig : ignore) ignored = ignored || name_matches(ig, module) || class_matches(ig, t);
+    const bool ignored = for_every_copy(t, [&](const std::string& weight) {
+      const std::string mod = weight.substr(0, weight.size() - 7);
+      for (const auto& ig : ignore)
+        if (name_matches(ig, mod) || class_matches(ig, t)) return true;
+      return false;
+    }, "quantization_config.ignore");
     if (ignored) continue;
+    const size_t first = m.stored_extras.size();
 
     const Args& w = g->weights;
     const std::string format = format_of(*g, top);
@@ -296,6 +306,7 @@ void add_compressed_tensors_extras(const Config& q, Model& m, StoredDtype weight
       add(make(stem + base + "_scale", s, role), ExtraRole::quant_scale, a.scale_dtype == StoredDtype::unset ? scale16 : a.scale_dtype, index);
       if (!a.symmetric) add(make(stem + base + "_zero_point", s, role), ExtraRole::quant_scale, a.zp_dtype, index);
     }
+    inherit_copies(m.stored_extras, first, t);
   }
   // kv_cache_scheme: k_scale / v_scale on every attention module (named by its k_proj).
   if (q.has_object("kv_cache_scheme")) {

@@ -63,15 +63,18 @@ void copy_layer(Model& m, const std::string& from, const std::string& to, bool s
     if (split_experts && t.role == Role::expert && t.shape.size() == 3 &&
         (ends_with(rest, "experts.gate_up_proj") || ends_with(rest, "experts.down_proj"))) {
       const bool gate_up = ends_with(rest, "gate_up_proj");
-      const std::string stem = to + rest.substr(0, rest.size() - (gate_up ? 12 : 9));
-      for (int64_t e = 0; e < t.shape[0]; ++e) {
-        const std::string p = stem + std::to_string(e) + ".";
-        if (gate_up) {
-          out.push_back(make(p + "gate_proj.weight", {t.shape[1] / 2, t.shape[2]}, Role::expert, true));
-          out.push_back(make(p + "up_proj.weight", {t.shape[1] / 2, t.shape[2]}, Role::expert, true));
-        } else {
-          out.push_back(make(p + "down_proj.weight", {t.shape[1], t.shape[2]}, Role::expert, true));
-        }
+      // Expert 0's tensors stacked for every expert (Tensor::copies), one run per fused tensor.
+      const std::string p = to + rest.substr(0, rest.size() - (gate_up ? 12 : 9)) + "0.";
+      const size_t first = out.size();
+      if (gate_up) {
+        out.push_back(make(p + "gate_proj.weight", {t.shape[1] / 2, t.shape[2]}, Role::expert, true));
+        out.push_back(make(p + "up_proj.weight", {t.shape[1] / 2, t.shape[2]}, Role::expert, true));
+      } else {
+        out.push_back(make(p + "down_proj.weight", {t.shape[1], t.shape[2]}, Role::expert, true));
+      }
+      for (size_t i = first; i < out.size(); ++i) {
+        out[i].copies = t.shape[0];
+        out[i].copy_run_start = i == first && t.shape[0] > 1;
       }
       return;
     }
@@ -85,10 +88,13 @@ void copy_layer(Model& m, const std::string& from, const std::string& to, bool s
   for (auto& t : out) add(m, std::move(t), ExtraRole::mtp, StoredDtype::bf16);
 }
 
-bool excluded(const std::vector<std::string>& patterns, const std::string& name) {
-  for (const auto& p : patterns)
-    if (not_converted(p, name)) return true;
-  return false;
+bool excluded(const std::vector<std::string>& patterns, const Tensor& t) {
+  if (patterns.empty()) return false;
+  return for_every_copy(t, [&](const std::string& name) {
+    for (const auto& p : patterns)
+      if (not_converted(p, name)) return true;
+    return false;
+  }, "quantization_config.modules_to_not_convert");
 }
 
 // The safetensors dtype of the unquantized weights (torch_dtype / dtype), which scales default to.
@@ -110,7 +116,7 @@ void fp8_scales(const Config& q, Model& m, const std::vector<std::string>& skip)
   std::vector<std::pair<Tensor, int32_t>> weights;  // and its index in m.tensors (-1: an MTP layer's)
   auto consider = [&](const Tensor& t, int32_t index) {
     const bool fp8 = t.linear && t.role != Role::head && t.role != Role::embedding && t.role != Role::router &&
-                     t.tied_to.empty() && t.shape.size() == 2 && ends_with(t.name, ".weight") && !excluded(skip, t.name);
+                     t.tied_to.empty() && t.shape.size() == 2 && ends_with(t.name, ".weight") && !excluded(skip, t);
     if (fp8) weights.emplace_back(t, index);
   };
   for (size_t i = 0; i < m.tensors.size(); ++i) consider(m.tensors[i], int32_t(i));
@@ -119,6 +125,7 @@ void fp8_scales(const Config& q, Model& m, const std::vector<std::string>& skip)
   for (const auto& [t, index] : weights) {
     add(m, make(t.name + "_scale_inv", {ceil_div(t.shape[0], block.rows), ceil_div(t.shape[1], block.cols)}, t.role),
         ExtraRole::quant_scale, StoredDtype::f32);
+    inherit_copies(m.stored_extras, m.stored_extras.size() - 1, t);
     m.stored_extras.back().of_tensor_dtype = StoredDtype::f8_e4m3;  // the weight is stored as itself, one byte
     m.stored_extras.back().of_mtp = index < 0;
     m.stored_extras.back().of_tensor = index;
@@ -129,7 +136,7 @@ void mxfp4(Model& m, const std::vector<std::string>& skip) {
   std::vector<std::pair<Tensor, int32_t>> weights;
   for (size_t i = 0; i < m.tensors.size(); ++i) {
     const Tensor& t = m.tensors[i];
-    if (t.role == Role::expert && !t.linear && t.shape.size() == 3 && !excluded(skip, t.name))
+    if (t.role == Role::expert && !t.linear && t.shape.size() == 3 && !excluded(skip, t))
       weights.emplace_back(t, int32_t(i));
   }
   for (const auto& [t, index] : weights) {
@@ -143,6 +150,7 @@ void mxfp4(Model& m, const std::vector<std::string>& skip) {
     m.stored_extras.back().of_tensor = index;
     add(m, make(t.name + "_scales", {e, out, in / 32}, t.role), ExtraRole::quant_scale, StoredDtype::u8);
     m.stored_extras.back().of_tensor = index;
+    inherit_copies(m.stored_extras, m.stored_extras.size() - 2, t);
   }
 }
 // GPTQ (AutoGPTQ / GPTQModel QuantLinear) and AWQ (AutoAWQ WQLinear_GEMM) store each quantized
@@ -163,7 +171,7 @@ void int_packed(const Config& q, Model& m, const std::vector<std::string>& skip,
   for (size_t i = 0; i < m.tensors.size(); ++i) {
     const Tensor& t = m.tensors[i];
     if (t.linear && t.role != Role::head && t.role != Role::embedding && t.role != Role::router && t.tied_to.empty() &&
-        t.shape.size() == 2 && ends_with(t.name, ".weight") && !excluded(skip, t.name))
+        t.shape.size() == 2 && ends_with(t.name, ".weight") && !excluded(skip, t))
       weights.emplace_back(t, int32_t(i));
   }
   const int64_t per_word = 32 / bits;
@@ -183,6 +191,7 @@ void int_packed(const Config& q, Model& m, const std::vector<std::string>& skip,
     add(m, make(stem + "scales", {groups, out}, t.role), ExtraRole::quant_scale, StoredDtype::f16);
     if (gptq) add(m, make(stem + "g_idx", {in}, t.role), ExtraRole::lookup_table, StoredDtype::i32);
     for (size_t k = first; k < m.stored_extras.size(); ++k) m.stored_extras[k].of_tensor = index;
+    inherit_copies(m.stored_extras, first, t);
   }
 }
 }  // namespace

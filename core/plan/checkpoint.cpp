@@ -70,19 +70,20 @@ std::string base_prefix(const Model& m) {
 
 // The parameters the file stores packed (their _blocks present): not missing, and not stored as themselves.
 template <typename Map>
-std::set<std::string> packed_in_file(const Model& m, const Map& file) {
+std::set<std::string> packed_in_file(const Model& m, const std::vector<StoredExtra>& extras, const Map& file) {
   const std::string prefix = base_prefix(m);
   std::set<std::string> out;
-  for (const auto& x : m.stored_extras)
+  for (const auto& x : extras)
     if (!x.replaces.empty() && lookup(file, x.tensor.name, prefix) != file.end()) out.insert(x.replaces);
   return out;
 }
 
+// Name by name against a file: the Model's stacks (Tensor::copies) one entry per expert, as stored.
 template <typename Map>
-void diff_names(const Model& m, const Map& file, Reconciliation& r,
+void diff_names(const Model& m, const std::vector<StoredExtra>& extras, const Map& file, Reconciliation& r,
                 const std::function<void(const Tensor&, const typename Map::mapped_type&)>& on_match) {
   const std::string prefix = base_prefix(m);
-  const std::set<std::string> packed = packed_in_file(m, file);
+  const std::set<std::string> packed = packed_in_file(m, extras, file);
   std::set<std::string> matched;
   auto visit = [&](const Tensor& t, bool optional) {
     auto it = lookup(file, t.name, prefix);
@@ -94,10 +95,10 @@ void diff_names(const Model& m, const Map& file, Reconciliation& r,
     // A bitsandbytes 4-bit weight keeps its name, packed: the extra that packs it checks its shape.
     if (!packed.count(t.name)) on_match(t, it->second);
   };
-  for (const auto& t : m.tensors) visit(t, !t.tied_to.empty());  // tied heads are often not stored
+  for (const auto& t : expand_copies(m.tensors)) visit(t, !t.tied_to.empty());  // tied heads are often not stored
   for (const auto& t : m.buffers) visit(t, true);
   // Stored extras are known names, counted by role (stored_extras), never "not traced".
-  for (const auto& x : m.stored_extras) {
+  for (const auto& x : extras) {
     auto it = lookup(file, x.tensor.name, prefix);
     if (it != file.end()) matched.insert(it->first);
   }
@@ -107,27 +108,29 @@ void diff_names(const Model& m, const Map& file, Reconciliation& r,
 
 // Groups the extras by role in a fixed order; `count` gives each one's stored scalars, or nothing
 // when the file does not hold it.
+// `extras` are the Model's, stacked or expanded (each entry stands for its copies).
 template <typename Count>
-void group_extras(const Model& m, Reconciliation& r, Count count) {
+void group_extras(const Model& m, const std::vector<StoredExtra>& extras, Reconciliation& r, Count count) {
   for (ExtraRole role : {ExtraRole::mtp, ExtraRole::quant_blocks, ExtraRole::quant_scale, ExtraRole::lookup_table,
                          ExtraRole::position_table, ExtraRole::quant_state}) {
     ExtraGroup g;
     g.role = role;
     std::set<std::string> dtypes;
-    for (const auto& x : m.stored_extras) {
+    for (const auto& x : extras) {
       if (x.role != role) continue;
       const std::optional<int64_t> n = count(x);
       if (!n) continue;
-      g.tensors += 1;
+      const int64_t copies = x.tensor.copies;
+      g.tensors += copies;
       g.scalars = checked_add(g.scalars, *n, "the checkpoint's extra scalars");
       if (x.variable_max > 0) {
-        r.variable_tensors += 1;
-        r.variable_max = checked_add(r.variable_max, x.variable_max, "the checkpoint's extra scalars");
+        r.variable_tensors += copies;
+        r.variable_max = checked_add(r.variable_max, checked_mul(x.variable_max, copies), "the checkpoint's extra scalars");
       }
       dtypes.insert(std::string(stored_dtype_name(x.dtype)));
       if (g.example.empty()) g.example = x.tensor.name;
-      if (!x.replaces.empty() && x.of_tensor >= 0)
-        r.packed_replaced = checked_add(r.packed_replaced, m.tensors[size_t(x.of_tensor)].count());
+      if (!x.replaces.empty() && x.of_tensor >= 0)  // of_tensor: the stack the extra packs one copy of
+        r.packed_replaced = checked_add(r.packed_replaced, checked_mul(m.tensors[size_t(x.of_tensor)].each(), copies));
     }
     if (g.tensors == 0) continue;
     g.dtypes.assign(dtypes.begin(), dtypes.end());
@@ -191,10 +194,11 @@ std::optional<Reconciliation> reconcile(const Model& m, const Options& opt) {
       // A tied tensor stored again is a copy of parameters already counted, not unexplained.
       else if (!t.tied_to.empty()) r.tied_copies = checked_add(r.tied_copies, numel(f.shape));
     };
-    diff_names(m, file, r, match);
+    const std::vector<StoredExtra> extras = expand_copies(m.stored_extras);
+    diff_names(m, extras, file, r, match);
     r.buffers = stored_buffers(m, file, [](const Tensor&, const FileTensor& f) { return numel(f.shape); });
     const std::string prefix = base_prefix(m);
-    group_extras(m, r, [&](const StoredExtra& x) -> std::optional<int64_t> {
+    group_extras(m, extras, r, [&](const StoredExtra& x) -> std::optional<int64_t> {
       auto it = lookup(file, x.tensor.name, prefix);
       if (it == file.end()) return std::nullopt;
       // A data-dependent length (variable_max) is read from the header, within its bounds.
@@ -215,10 +219,11 @@ std::optional<Reconciliation> reconcile(const Model& m, const Options& opt) {
     std::map<std::string, std::string> names;
     for (const auto& [name, file] : j["weight_map"].items()) names.emplace(name, file.is_string() ? file.get<std::string>() : "");
     std::function<void(const Tensor&, const std::string&)> none = [](const Tensor&, const std::string&) {};
-    diff_names(m, names, r, none);
+    const std::vector<StoredExtra> extras = expand_copies(m.stored_extras);
+    diff_names(m, extras, names, r, none);
     r.buffers = stored_buffers(m, names, [](const Tensor& t, const std::string&) { return numel(t.shape); });
     const std::string prefix = base_prefix(m);
-    group_extras(m, r, [&](const StoredExtra& x) -> std::optional<int64_t> {
+    group_extras(m, extras, r, [&](const StoredExtra& x) -> std::optional<int64_t> {
       if (lookup(names, x.tensor.name, prefix) == names.end()) return std::nullopt;
       return x.tensor.count();
     });
@@ -233,7 +238,7 @@ std::optional<Reconciliation> reconcile(const Model& m, const Options& opt) {
     r.source = "checkpoint_total";
     r.scalars = *opt.checkpoint_total;
     // A total alone: everything the published files store (the model's stored extras) is in it.
-    group_extras(m, r, [](const StoredExtra& x) -> std::optional<int64_t> { return x.tensor.count(); });
+    group_extras(m, m.stored_extras, r, [](const StoredExtra& x) -> std::optional<int64_t> { return x.tensor.count(); });
     choose_packed_counting(m, r, *r.scalars);
   } else {
     return std::nullopt;

@@ -229,7 +229,7 @@ GgufWeights gguf_weights(const Model& m, GgufType ftype, int64_t gpu_layers, boo
       type = fallback(type, ncols);
     }
     const GgufBlock b = block_of(type);
-    const int64_t bytes = mul(cdiv(t.count(), b.block_elements), b.block_bytes);
+    const int64_t bytes = mul(mul(cdiv(t.each(), b.block_elements), b.block_bytes), t.copies);
     w.total = add(w.total, bytes);
     // A tied file has no output.weight: the loader creates the output from token_embd again
     // (TENSOR_DUPLICATED, "duplicated to allow offloading"), so the card holds a copy of it.

@@ -300,7 +300,7 @@ MemoryModel::Event load_event(const Model& m, const StepSetup& s, const Policies
     const int target = s.mode == Mode::full ? s.master : s.base;
     if (ckb != target)
       for (const auto& t : m.tensors)
-        if (t.tied_to.empty()) temp = std::max(temp, mul(t.count(), ckb));
+        if (t.tied_to.empty()) temp = std::max(temp, mul(t.each(), ckb));  // one tensor at a time
   }
   e.what = "load (weights converted tensor by tensor)";
   e.fixed[kWeights] = total_weights;
@@ -415,7 +415,7 @@ MemoryModel::MemoryModel(const Model& m, const Options& given, Mode mode, int64_
     const std::optional<StoredWeights> stored = opt.serve_dtype_set ? std::nullopt : m.stored_weights;
     if (stored) w = stored->bytes;
     else for (const auto& t : m.tensors)
-      if (t.tied_to.empty()) w = add(w, served_weight_bytes(t, t.count(), opt, false));
+      if (t.tied_to.empty()) w = add(w, mul(served_weight_bytes(t, t.each(), opt, false), t.copies));
     labels_[kWeights] = stored ? "Weights (as stored: " + stored->label + ")"
                                : std::string("Weights (") + weight_dtype_name(wd) + ")";
     const int64_t kvb = kv_bytes_per_element(opt);

@@ -235,7 +235,7 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
   // Full fine-tune: the largest trainable tensor (a tied head is its embedding); TP splits it.
   if (!lora_) {
     for (const auto& t : m.tensors)
-      if (t.tied_to.empty()) largest_grad_ = std::max(largest_grad_, ceil_div(t.count(), lay.tp));
+      if (t.tied_to.empty()) largest_grad_ = std::max(largest_grad_, ceil_div(t.each(), lay.tp));
     if (m.tensors.empty())
       for (int64_t e : module_) largest_grad_ = std::max(largest_grad_, e);
   }
@@ -269,8 +269,8 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
     // padded to ceil(dim0 / N) rows; the all-gather output holds N padded chunks.
     for (const auto& t : m.tensors) {
       if (!t.tied_to.empty()) continue;
-      const int64_t d0 = t.shape.empty() ? 1 : t.shape[0], rest = d0 > 0 ? t.count() / d0 : 0;
-      const int64_t shard = mul(ceil_div(d0, ns), rest);
+      const int64_t d0 = t.shape.empty() ? 1 : t.shape[0], rest = d0 > 0 ? t.each() / d0 : 0;
+      const int64_t shard = mul(mul(ceil_div(d0, ns), rest), t.copies);  // each expert its own parameter
       by_layer[t.layer].first += shard;
       by_layer[t.layer].second += mul(shard, ns);
     }
@@ -285,8 +285,8 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
     // stage3_param_persistence_threshold elements also stay whole on every rank (ds_persist).
     for (const auto& t : m.tensors) {
       if (!t.tied_to.empty()) continue;
-      by_layer[t.layer].first += ceil_div(t.count(), ns);
-      if (t.count() <= kPersistence) persistent_ = add(persistent_, t.count());
+      by_layer[t.layer].first += mul(ceil_div(t.each(), ns), t.copies);  // each expert its own parameter
+      if (t.each() <= kPersistence) persistent_ = add(persistent_, t.count());
     }
   } else {
     // FSDP1 (_flat_param.py FlatParamHandle._get_shard): one flat parameter per wrapped unit,

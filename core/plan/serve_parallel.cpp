@@ -67,9 +67,9 @@ GenerateLayout generate_layout(const Model& m, const Options& opt, int64_t seq) 
     if (!tensor.tied_to.empty() && !own_head) continue;
     Tensor t = tensor;
     if (own_head && t.shape.size() == 2) t.linear = true;
-    const int64_t elements = tp && sharded(t) ? t.count() / n : t.count();
-    const int64_t bytes = stored ? int64_t(double(stored->bytes) * double(elements) / total_params)
-                                 : served_weight_bytes(t, elements, opt, quantize_head);
+    const int64_t elements = tp && sharded(t) ? t.each() / n : t.each();  // one copy's
+    const int64_t bytes = stored ? mul(int64_t(double(stored->bytes) * double(elements) / total_params), t.copies)
+                                 : mul(served_weight_bytes(t, elements, opt, quantize_head), t.copies);
     for (int64_t i = 0; i < n; ++i) {
       GenerateDevice& d = g.per_device[size_t(i)];
       if (!holds(d, t.layer)) continue;

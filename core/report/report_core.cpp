@@ -168,7 +168,7 @@ void params_section(JsonWriter& w, const Model& m) {
   w.key("by_role").begin_object();
   for (const auto& [role, n] : named) w.field(role, n);
   w.end_object();
-  w.field("tensor_count", m.tensors.size()).field("total", m.parameter_count());
+  w.field("tensor_count", expanded_size(m.tensors)).field("total", m.parameter_count());
   w.end_object();
 }
 

@@ -54,26 +54,6 @@ void node_json(JsonWriter& w, const NodeRow& r, int64_t block, Domain domain, st
   w.field("params", n.params).field("saved_bytes", r.saved).end_object();
 }
 
-// Expert tensors "<prefix>experts.<i>.<suffix>": the index and where it sits, or npos.
-struct ExpertName {
-  size_t index_at = std::string::npos, index_end = 0;
-  int64_t index = -1;
-};
-ExpertName expert_name(const std::string& name) {
-  static constexpr std::string_view kExperts = ".experts.";
-  ExpertName e;
-  const size_t at = name.find(kExperts);
-  if (at == std::string::npos) return e;
-  size_t i = at + kExperts.size(), j = i;
-  int64_t v = 0;
-  while (j < name.size() && j - i < 9 && name[j] >= '0' && name[j] <= '9') v = v * 10 + (name[j++] - '0');
-  if (j == i || j >= name.size() || name[j] != '.') return e;
-  e.index_at = i;
-  e.index_end = j;
-  e.index = v;
-  return e;
-}
-
 void tensor_json(JsonWriter& w, const Tensor& t, const std::string& name, int64_t count, int64_t experts) {
   w.begin_object().field("count", count);
   if (experts > 0) w.field("experts", experts);
@@ -169,51 +149,21 @@ std::string graph_report(const Model& m, const Plan& p) {
 }
 
 std::string tensors_report(const Model& m, bool expand_experts) {
-  // Pass 1: group each layer's expert tensors by name without the index; a group stacks when its
-  // tensors agree in shape, role, layer and tying, and its indices run 0, 1, ..., n-1.
-  struct Group {
-    std::vector<size_t> members;
-    bool stackable = true;
-  };
-  std::vector<int> group_of(m.tensors.size(), -1);
-  std::vector<Group> groups;
-  if (!expand_experts) {
-    std::unordered_map<std::string, int> by_name;
-    for (size_t i = 0; i < m.tensors.size(); ++i) {
-      const Tensor& t = m.tensors[i];
-      const ExpertName e = expert_name(t.name);
-      if (e.index < 0) continue;
-      std::string key = t.name.substr(0, e.index_at) + '*' + t.name.substr(e.index_end);
-      auto [it, fresh] = by_name.try_emplace(std::move(key), int(groups.size()));
-      if (fresh) groups.emplace_back();
-      Group& g = groups[size_t(it->second)];
-      if (!g.members.empty()) {
-        const Tensor& f = m.tensors[g.members.front()];
-        if (f.shape != t.shape || f.role != t.role || f.layer != t.layer || f.tied_to != t.tied_to) g.stackable = false;
-      }
-      if (e.index != int64_t(g.members.size())) g.stackable = false;
-      g.members.push_back(i);
-      group_of[i] = it->second;
-    }
-    for (auto& g : groups) g.stackable = g.stackable && g.members.size() > 1;
-  }
+  // The Model holds a layer's experts stacked (Tensor::copies): listed so, or one entry per expert.
+  const std::vector<Tensor> expanded = expand_experts ? expand_copies(m.tensors) : std::vector<Tensor>{};
+  const std::vector<Tensor>& list = expand_experts ? expanded : m.tensors;
   std::string out;
-  out.reserve(m.tensors.size() * (expand_experts ? 140 : 40) + 256);
+  out.reserve(list.size() * (expand_experts ? 140 : 60) + 256);
   JsonWriter w(out);
-  w.begin_object().field("expanded", expand_experts).field("tensor_count", m.tensors.size()).key("tensors").begin_array();
-  for (size_t i = 0; i < m.tensors.size(); ++i) {
-    const Tensor& t = m.tensors[i];
-    const int gi = group_of[i];
-    if (gi < 0 || !groups[size_t(gi)].stackable) {
+  w.begin_object().field("expanded", expand_experts).field("tensor_count", expanded_size(m.tensors)).key("tensors").begin_array();
+  for (const Tensor& t : list) {
+    if (t.copies == 1) {
       tensor_json(w, t, t.name, t.count(), 0);
       continue;
     }
-    const Group& g = groups[size_t(gi)];
-    if (g.members.front() != i) continue;  // stacked at its first expert
-    const ExpertName e = expert_name(t.name);
-    const std::string name = t.name.substr(0, e.index_at) + "{0.." + std::to_string(g.members.size() - 1) + "}" +
-                             t.name.substr(e.index_end);
-    tensor_json(w, t, name, checked_mul(t.count(), int64_t(g.members.size()), "a stacked tensor"), int64_t(g.members.size()));
+    const ExpertIndex e = expert_index(t.name);
+    const std::string name = t.name.substr(0, e.at) + "{0.." + std::to_string(t.copies - 1) + "}" + t.name.substr(e.end);
+    tensor_json(w, t, name, t.count(), t.copies);
   }
   w.end_array().end_object();
   return out;

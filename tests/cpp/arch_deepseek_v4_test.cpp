@@ -111,7 +111,7 @@ TEST_CASE("DeepSeek-V4-Flash stored format: FP8 block scales and FP4 experts as 
   CHECK(m.stored_format == "fp8");
   auto extra = [&](const std::string& name, ExtraRole role) -> const StoredExtra* {
     for (const auto& x : m.stored_extras)
-      if (x.tensor.name == name && x.role == role) return &x;
+      if (names(x.tensor, name) && x.role == role) return &x;
     return nullptr;
   };
   const StoredExtra* s = extra("layers.0.attn.wq_b.scale", ExtraRole::quant_scale);

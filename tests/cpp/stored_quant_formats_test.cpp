@@ -62,11 +62,7 @@ const json bnb_nf4 = {{"quant_method", "bitsandbytes"}, {"_load_in_4bit", true},
                       {"bnb_4bit_quant_type", "nf4"}, {"bnb_4bit_use_double_quant", true}, {"llm_int8_skip_modules", nullptr},
                       {"llm_int8_threshold", 6.0}, {"llm_int8_has_fp16_weight", false}, {"llm_int8_enable_fp32_cpu_offload", false}};
 
-const cardfit::StoredExtra* extra(const cardfit::Model& m, const std::string& name) {
-  for (const auto& x : m.stored_extras)
-    if (x.tensor.name == name) return &x;
-  return nullptr;
-}
+const cardfit::StoredExtra* extra(const cardfit::Model& m, const std::string& name) { return find_extra(m, name); }
 json plan_with(const json& cfg, const json& options) { return plan(cfg.dump(), options); }
 const json* group(const json& checkpoint, const std::string& role) {
   for (const auto& g : checkpoint["extras"])
@@ -423,7 +419,7 @@ TEST_CASE("compressed-tensors NVFP4 on Qwen3-30B-A3B: every expert packed, the r
   int64_t packed = 0, packed_values = 0;
   for (const auto& x : m.stored_extras)
     if (x.role == cardfit::ExtraRole::quant_blocks) {
-      packed += 1;
+      packed += x.tensor.copies;  // one stored tensor per expert
       packed_values += 2 * x.tensor.count();
     }
   CHECK(packed == layers * (4 + 3 * experts));
@@ -446,7 +442,7 @@ TEST_CASE("every block-scaled FP8 weight of a golden checkpoint is packed or say
     for (const auto& x : m.stored_extras) {
       if (x.role != cardfit::ExtraRole::quant_scale || x.of_tensor < 0 || x.of_mtp) continue;
       CHECK((packed[size_t(x.of_tensor)] || x.of_tensor_dtype == StoredDtype::f8_e4m3));
-      ++checked;
+      checked += int(x.tensor.copies);  // a stack's scales: one stored per expert
     }
   }
   CHECK(checked > 40000);  // DeepSeek-V3's 41,540 scales among them

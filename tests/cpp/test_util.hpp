@@ -34,9 +34,23 @@ inline cardfit::Model trace_json(const nlohmann::json& config) {
 }
 inline cardfit::Model trace_golden(const std::string& file) { return trace_json(golden_file(file).at("config")); }
 
+inline bool names(const cardfit::Tensor& stack, const std::string& name);
+/// The tensor of that checkpoint name: its entry, or the stack (Tensor::copies) one of whose copies it is.
 inline const cardfit::Tensor* find(const cardfit::Model& m, const std::string& name) {
   for (const auto& t : m.tensors)
-    if (t.name == name) return &t;
+    if (names(t, name)) return &t;
+  return nullptr;
+}
+/// Whether `stack` (an entry of Tensor::copies alike tensors) is, or has a copy named, `name`.
+inline bool names(const cardfit::Tensor& stack, const std::string& name) {
+  if (stack.name == name) return true;
+  const int64_t copy = cardfit::expert_index(name).index;
+  return stack.copies > 1 && copy >= 0 && copy < stack.copies && cardfit::copy_name(stack.name, copy) == name;
+}
+/// The stored extra of that checkpoint name: its entry, or the stack one of whose copies it is.
+inline const cardfit::StoredExtra* find_extra(const cardfit::Model& m, const std::string& name) {
+  for (const auto& x : m.stored_extras)
+    if (names(x.tensor, name)) return &x;
   return nullptr;
 }
 inline const cardfit::Node* find_node(const cardfit::Model& m, const std::string& name) {

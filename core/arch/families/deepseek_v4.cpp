@@ -89,6 +89,7 @@ void stored_quantization(const Config& c, Model& m) {
     if (t.role == Role::embedding || t.role == Role::head || t.role == Role::router) continue;
     if (t.name.find("compressor.") != std::string::npos || ends_with(t.name, "weights_proj.weight")) continue;
     const std::string stem = t.name.substr(0, t.name.size() - 6);  // "<module>."
+    const size_t first = m.stored_extras.size();
     const int64_t out = t.shape[0], in = t.shape[1];
     Tensor scale;
     scale.role = t.role;
@@ -107,6 +108,7 @@ void stored_quantization(const Config& c, Model& m) {
     // A weight that is not packed is stored as itself in FP8 (one byte), beside its block scale.
     m.stored_extras.push_back({scale, ExtraRole::quant_scale, StoredDtype::f8_e8m0, "", 1, false, int32_t(i),
                                fp4_experts && routed ? StoredDtype::unset : StoredDtype::f8_e4m3});
+    inherit_copies(m.stored_extras, first, m.tensors[i]);
   }
 }
 

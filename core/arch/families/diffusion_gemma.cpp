@@ -77,6 +77,8 @@ Model diffusion_gemma(const Config& c) {
     if (t.name.rfind("model.decoder.", 0) != 0 || !t.tied_to.empty()) continue;
     if (t.name.rfind("model.decoder.self_conditioning.", 0) == 0) continue;
     b.tied("model.encoder.language_model." + t.name.substr(14), t.shape, t.name, t.role);
+    b.model().tensors.back().copies = t.copies;  // an alias of a stack is one of every copy
+    b.model().tensors.back().copy_run_start = t.copy_run_start;
   }
   for (int64_t i = 0; i < layers; ++i)
     b.buffer("model.encoder.language_model.layers." + std::to_string(i) + ".layer_scalar", {1});
