@@ -20,7 +20,7 @@ export interface PlanOptions {
   precision?: 'bf16-mixed' | 'fp16-mixed' | 'bf16' | 'fp32';
   /** The optimizer whose states are held (none: forward and backward only). Default: "adamw". CLI: `--optimizer`. */
   optimizer?: 'adamw' | 'adamw8bit' | 'adafactor' | 'sgd' | 'none';
-  /** The attention implementation (eager materialises the score matrix). Default: sdpa; eager for a model that caps attention logits (Gemma 2: transformers trains it eager). CLI: `--attention`. */
+  /** The attention implementation (eager materialises the score matrix); llama.cpp: eager is -fa off. Default: sdpa; eager for a model that caps attention logits (Gemma 2: transformers trains it eager); llama.cpp: flash (its -fa auto enables it on CUDA). CLI: `--attention`. */
   attention?: 'sdpa' | 'eager' | 'flash';
   /** Gradient checkpointing: keep only each block's input, recompute the rest. Default: on for QLoRA (PEFT prepare_model_for_kbit_training enables it), off otherwise. CLI: `--grad-ckpt`. */
   grad_ckpt?: boolean;

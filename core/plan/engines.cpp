@@ -22,7 +22,15 @@
 //    read 2026-12-02, without an imatrix, which neither needs); the input embedding always stays in host memory
 //    (llama-model.cpp: "there is very little benefit to offloading the input layer"); a tied model's
 //    output is token_embd created again with TENSOR_DUPLICATED (llama-model.cpp load_tensors, read
-//    2026-12-02): a copy on the output's device.
+//    2026-12-02): a copy on the output's device. The compute buffer's attention part:
+//    src/llama-graph.cpp build_attn_inp_kq_mask (a mask of n_kv × n_tokens per stream, f16 under
+//    flash attention, f32 without) and build_attn_mha (without flash attention kq = mul_mat(k, q),
+//    f32 [n_kv, n_tokens, n_head], then soft_max_ext, which ggml-alloc.c ggml_op_can_inplace runs
+//    in place; a layer's kq is freed before the next layer's is allocated); the graph is reserved
+//    for n_ubatch tokens over the whole cache (n_kv = -c); a sliding layer's cache holds
+//    n_swa + n_ubatch cells (llama-kv-cache-iswa.cpp). -fa defaults to auto (common/common.h
+//    LLAMA_FLASH_ATTN_TYPE_AUTO), which enables it on CUDA; builds before 2025 defaulted to off.
+//    Read 2026-12-03.
 #include "engines.hpp"
 
 #include <algorithm>
@@ -262,6 +270,22 @@ double kv_sequence_bytes(const Model& m, int64_t context, double element_bytes, 
   return bytes;
 }
 
+int64_t llamacpp_attention_buffer(const Model& m, int64_t context, int64_t ubatch, bool flash) {
+  const int64_t mask_bytes = flash ? 2 : 4;
+  int64_t full_mask = 0, sliding_mask = 0, scores = 0;
+  for (const auto& b : m.blocks)
+    for (const auto& n : b.nodes) {
+      if (!caches_kv(b, n) || n.attn.cross) continue;
+      const bool sliding = n.attn.window > 0;
+      const int64_t n_kv = sliding ? std::min(context, add(n.attn.window, ubatch)) : context;
+      const int64_t cells = mul(n_kv, ubatch);
+      int64_t& mask = sliding ? sliding_mask : full_mask;  // one input per kind, shared by its layers
+      mask = std::max(mask, mul(cells, mask_bytes));
+      if (!flash) scores = std::max(scores, mul(mul(cells, n.attn.heads), 4));
+    }
+  return add(add(full_mask, sliding_mask), scores);
+}
+
 EngineBudget engine_budget(const Model& m, const Options& opt, const MemoryModel& serve, const Card& card,
                            const Overheads& ov, int64_t max_model_len, int64_t hf_batch,
                            const std::function<int64_t(int64_t)>& working_set) {
@@ -377,10 +401,12 @@ EngineBudget engine_budget(const Model& m, const Options& opt, const MemoryModel
     case Engine::llamacpp: {
       // Layers [0, -ngl) and, past the last layer, the output on the card; the K and V caches of
       // the offloaded layers for -c = slots × max_model_len tokens; a compute buffer for n_ubatch
-      // (512) tokens. tp is not applied (llama.cpp splits by layer, -sm layer).
+      // (512) tokens, whose attention inputs (and scores without -fa) span all of -c. tp is not
+      // applied (llama.cpp splits by layer, -sm layer).
       const int64_t layers = std::max<int64_t>(1, m.dims.layers);
       k.memory_fraction = 1;
       k.profile_tokens = 512;
+      k.flash_attention = opt.attention.value_or(Attention::flash) != Attention::eager;
       k.gpu_layers = std::min(opt.n_gpu_layers.value_or(layers + 1), layers);
       k.output_on_gpu = opt.n_gpu_layers.value_or(layers + 1) > layers;
       e.budget_bytes = cap;
@@ -396,8 +422,15 @@ EngineBudget engine_budget(const Model& m, const Options& opt, const MemoryModel
       e.kv_bytes = std::max<int64_t>(0, e.kv_bytes);
       e.blocks = e.block_bytes > 0 ? e.kv_bytes / e.block_bytes : 0;
       e.kv_tokens = e.blocks;
-      e.sequence_bytes = add(int64_t(std::ceil(kv_sequence_bytes(m, max_model_len, element, 1) * share)), serve_state(serve));
-      const int64_t work = add(int64_t(std::ceil(kv_sequence_bytes(m, workload, element, 1) * share)), serve_state(serve));
+      // The slot's share of the compute buffer (on the card once any layer is: offload_kqv).
+      auto attention_buffer = [&](int64_t context) {
+        return k.gpu_layers > 0 ? llamacpp_attention_buffer(m, context, std::min(k.profile_tokens, context), k.flash_attention) : 0;
+      };
+      e.compute_bytes_per_sequence = attention_buffer(max_model_len);
+      e.sequence_bytes = add(add(int64_t(std::ceil(kv_sequence_bytes(m, max_model_len, element, 1) * share)), serve_state(serve)),
+                             e.compute_bytes_per_sequence);
+      const int64_t work = add(add(int64_t(std::ceil(kv_sequence_bytes(m, workload, element, 1) * share)), serve_state(serve)),
+                               attention_buffer(workload));
       e.concurrency = e.sequence_bytes > 0 ? e.kv_bytes / e.sequence_bytes : 0;
       e.workload_batch = work > 0 ? e.kv_bytes / work : 0;
       e.fits = e.concurrency > 0;

@@ -44,6 +44,7 @@ struct EngineKnobs {
   int64_t cuda_graph_max_bs = 0;       // SGLang
   int64_t gpu_layers = 0;              // llama.cpp: repeated layers on the card
   bool output_on_gpu = true;           // llama.cpp
+  bool flash_attention = true;         // llama.cpp: -fa (option attention eager: -fa off)
 };
 
 /// What the engine does with one card (per tensor-parallel rank): its budget, what it takes out
@@ -61,7 +62,10 @@ struct EngineBudget {
   int64_t block_bytes = 0;          // one block over every layer of the rank
   int64_t blocks = 0;
   int64_t kv_tokens = 0;            // blocks × block_tokens
-  int64_t sequence_bytes = 0;       // one sequence at max_model_len: its blocks (and recurrent state)
+  int64_t compute_bytes_per_sequence = 0;  // llama.cpp: its compute buffer's attention inputs and
+                                           // scores for one slot's context (llamacpp_attention_buffer)
+  int64_t sequence_bytes = 0;       // one sequence at max_model_len: its blocks (and recurrent state,
+                                    // and compute_bytes_per_sequence)
   int64_t concurrency = 0;          // sequences of max_model_len tokens at once (capped by max_seqs)
   int64_t workload_batch = 0;       // sequences of prompt + output tokens at once (capped by max_seqs)
   bool fits = false;                // the weights and the profile run fit and leave room for one sequence
@@ -74,6 +78,12 @@ struct EngineBudget {
 /// `block_tokens` > 1 rounds each layer's tokens up to whole blocks (a paged cache).
 double kv_sequence_bytes(const Model& model, int64_t context, double element_bytes, int64_t tp,
                          int64_t block_tokens = 1, int64_t window_extra = 0);
+
+/// llama.cpp's compute buffer beyond the layers' activations for one slot of `context` tokens, as
+/// its graph allocates it with a ubatch of `ubatch` tokens: the KQ mask input (f16 under flash
+/// attention, f32 without) for the full and for the sliding layers, and without flash attention
+/// one layer's f32 scores, n_kv × ubatch × heads. Grows with -c, so it is counted per slot.
+int64_t llamacpp_attention_buffer(const Model& model, int64_t context, int64_t ubatch, bool flash);
 
 /// The engine's budget on `card` for the plan's model and options. `serve` is the serve mode's
 /// memory model (weights, KV per sequence, prefill working set); `hf_batch` the serve mode's

@@ -120,9 +120,10 @@ constexpr OptionSpec specs[] = {
      .doc = "The optimizer whose states are held (none: forward and backward only).", .flag = "--optimizer",
      .values = optimizer_values, .default_json = R"("adamw")", .store = put_enum<&Options::optimizer, optimizer_names>},
     {.name = "attention", .type = T::enumeration, .group = "training",
-     .doc = "The attention implementation (eager materialises the score matrix).", .flag = "--attention",
-     .values = attention_values,
-     .default_note = "sdpa; eager for a model that caps attention logits (Gemma 2: transformers trains it eager)",
+     .doc = "The attention implementation (eager materialises the score matrix); llama.cpp: eager is -fa off.",
+     .flag = "--attention", .values = attention_values,
+     .default_note = "sdpa; eager for a model that caps attention logits (Gemma 2: transformers trains it eager); "
+                     "llama.cpp: flash (its -fa auto enables it on CUDA)",
      .store = put_enum<&Options::attention, attention_names>},
     {.name = "grad_ckpt", .type = T::boolean, .group = "training",
      .doc = "Gradient checkpointing: keep only each block's input, recompute the rest.", .flag = "--grad-ckpt",

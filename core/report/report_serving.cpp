@@ -10,12 +10,14 @@ void serving_row(JsonWriter& w, const ServingRow& r) {
   w.begin_object();
   w.field("activation_bytes", b.activation_bytes).field("block_bytes", b.block_bytes).field("block_tokens", b.block_tokens);
   w.field("blocks", b.blocks).field("budget_bytes", b.budget_bytes).field("capacity_bytes", b.capacity_bytes);
-  w.field("card", r.card ? r.card->id : std::string()).field("concurrency", b.concurrency);
+  w.field("card", r.card ? r.card->id : std::string()).field("compute_bytes_per_sequence", b.compute_bytes_per_sequence);
+  w.field("concurrency", b.concurrency);
   w.field("cuda_graph_bytes", b.cuda_graph_bytes).field("decode_bytes_per_step", r.decode_bytes_per_step);
   w.field("decode_step_seconds", r.decode_step_seconds).field("fits", b.fits);
   w.field("input_tokens_per_second", r.input_tokens_per_second);
   w.key("knobs").begin_object();
-  w.field("cuda_graph_max_bs", k.cuda_graph_max_bs).field("gpu_layers", k.gpu_layers).field("max_seqs", k.max_seqs);
+  w.field("cuda_graph_max_bs", k.cuda_graph_max_bs).field("flash_attention", k.flash_attention);
+  w.field("gpu_layers", k.gpu_layers).field("max_seqs", k.max_seqs);
   w.field("memory_fraction", k.memory_fraction).field("output_on_gpu", k.output_on_gpu).field("profile_tokens", k.profile_tokens);
   w.end_object();
   w.field("kv_bytes", b.kv_bytes).field("kv_replicated", b.kv_replicated).field("kv_tokens", b.kv_tokens);

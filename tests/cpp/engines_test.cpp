@@ -26,6 +26,13 @@ const ServingRow& row(const Plan& p, const std::string& card) {
 }
 
 const Card& card_of(const std::string& id) { return *find_card(catalog(), id); }
+
+// meta-llama/Llama-3.2-1B-Instruct's dimensions (tests/accuracy/configs/llama-3.2-1b-instruct.json).
+constexpr const char* kLlama32_1B = R"({"architectures": ["LlamaForCausalLM"], "model_type": "llama",
+    "hidden_size": 2048, "intermediate_size": 8192, "num_hidden_layers": 16, "num_attention_heads": 32,
+    "num_key_value_heads": 8, "head_dim": 64, "vocab_size": 128256, "max_position_embeddings": 131072,
+    "tie_word_embeddings": true, "rms_norm_eps": 1e-05, "rope_theta": 500000.0, "torch_dtype": "bfloat16"})";
+Model llama_3_2_1b() { return trace_json(nlohmann::json::parse(kLlama32_1B)); }
 }  // namespace
 
 TEST_CASE("vLLM concurrency of Llama-3-8B on an 80 GB A100 follows vLLM's block arithmetic", "[engines]") {
@@ -137,11 +144,7 @@ TEST_CASE("A Q4_K_M file of Llama-3-8B mixes Q4_K, Q6_K and F32 as llama-quantiz
 }
 
 TEST_CASE("An IQ3_M file of Llama-3.2-1B: IQ3_S, with Q4_K attn_v, attn_output and first ffn_down, Q6_K tied output", "[engines]") {
-  // meta-llama/Llama-3.2-1B-Instruct's dimensions (tests/accuracy/configs/llama-3.2-1b-instruct.json).
-  const Model m = trace_json(nlohmann::json::parse(R"({"architectures": ["LlamaForCausalLM"], "model_type": "llama",
-    "hidden_size": 2048, "intermediate_size": 8192, "num_hidden_layers": 16, "num_attention_heads": 32,
-    "num_key_value_heads": 8, "head_dim": 64, "vocab_size": 128256, "max_position_embeddings": 131072,
-    "tie_word_embeddings": true, "rms_norm_eps": 1e-05, "rope_theta": 500000.0, "torch_dtype": "bfloat16"})"));
+  const Model m = llama_3_2_1b();
   // llama_tensor_get_type_impl, LLAMA_FTYPE_MOSTLY_IQ3_M (base IQ3_S, 110 B per 256): the tied
   // token_embd takes the output's type, Q6_K (2048 divides by 256); attn_v Q4_K; attn_output Q4_K
   // (not 8 experts); ffn_down Q4_K on the first n_layer / 8 = 2 layers; q, k, gate, up IQ3_S.
@@ -195,6 +198,51 @@ TEST_CASE("llama.cpp: -ctk/-ctv q8_0 store the KV cache at 8.5 bits", "[engines]
   CHECK(row(f16, "h100-sxm").budget.block_bytes == per_token_f16);
   CHECK(row(q8, "h100-sxm").budget.block_bytes == int64_t(std::ceil(double(2 * 32 * 8 * 128) * 34.0 / 32)));
   CHECK(row(q8, "h100-sxm").budget.concurrency > row(f16, "h100-sxm").budget.concurrency);
+}
+
+TEST_CASE("llama.cpp without flash attention holds one layer's f32 scores over all of -c (s0170)", "[engines]") {
+  // llama-graph.cpp: the KQ mask, n_kv x n_ubatch, f16 under -fa and f32 without; without -fa one
+  // layer's kq = mul_mat(k, q), f32 n_kv x n_ubatch x n_head (softmax in place). Llama-3.2-1B at its
+  // 131072-token default context, n_ubatch 512, 32 query heads.
+  const Model m = llama_3_2_1b();
+  constexpr int64_t MiB = int64_t(1) << 20, ctx = 131072, ub = 512;
+  CHECK(llamacpp_attention_buffer(m, ctx, ub, false) == ctx * ub * 4 + ctx * ub * 32 * 4);  // 256 + 8192 MiB
+  CHECK(llamacpp_attention_buffer(m, ctx, ub, false) == 8448 * MiB);
+  CHECK(llamacpp_attention_buffer(m, ctx, ub, true) == 128 * MiB);
+  // The reported OOM (llama.cpp #10052): the IQ3_M file on an 8 GiB card with -fa off; with -fa
+  // (the default) one slot fits. Per slot: f16 K and V of 16 layers x 8 heads x 64, and the buffer.
+  const nlohmann::json base = {{"mode", "serve"}, {"engine", "llamacpp"}, {"gguf", "iq3_m"}, {"serve_seq", ctx},
+                                {"card", "custom"}, {"custom_memory_bytes", int64_t(8) << 30}};
+  auto custom_row = [&](nlohmann::json options) {  // the custom card exists through the Planner only
+    const nlohmann::json r = plan(kLlama32_1B, options);
+    for (const auto& x : r.at("serving").at("rows"))
+      if (x.at("card") == "custom") return x;
+    FAIL("no custom card row");
+    return nlohmann::json();
+  };
+  nlohmann::json eager = base;
+  eager["attention"] = "eager";
+  const nlohmann::json off = custom_row(eager), on = custom_row(base);
+  const int64_t kv = ctx * 16 * 2 * 8 * 64 * 2;  // 4 GiB
+  CHECK(off.at("compute_bytes_per_sequence") == 8448 * MiB);
+  CHECK(off.at("sequence_bytes") == kv + 8448 * MiB);
+  CHECK(off.at("knobs").at("flash_attention") == false);
+  CHECK(off.at("fits") == false);
+  CHECK(on.at("knobs").at("flash_attention") == true);
+  CHECK(on.at("sequence_bytes") == kv + 128 * MiB);
+  CHECK(on.at("concurrency") == 1);
+  // llama.cpp refuses a quantized V cache without flash attention; so does cardfit.
+  nlohmann::json q8v = eager;
+  q8v["cache_type_v"] = "q8_0";
+  const nlohmann::json refused = plan(kLlama32_1B, q8v);
+  CHECK(refused.at("ok") == false);
+  CHECK(refused.at("error").at("code") == "options.value");
+  CHECK(refused.at("error").at("path") == "cache_type_v");
+  // A sliding layer's cells are its window cache, n_swa + n_ubatch (llama-kv-cache-iswa.cpp):
+  // Gemma 2 9B alternates 4096-token windows with full layers, 16 query heads.
+  const Model g = trace_golden("gemma-2-9b-it.json");
+  CHECK(llamacpp_attention_buffer(g, 8192, ub, false) == 8192 * ub * 4 + (4096 + ub) * ub * 4 + 8192 * ub * 16 * 4);
+  CHECK(llamacpp_attention_buffer(g, 2048, ub, true) == 2 * (2048 * ub * 2));  // both caches hold all 2048
 }
 
 TEST_CASE("Tensor parallelism halves weights and KV heads per rank, and replicates heads past their count", "[engines]") {

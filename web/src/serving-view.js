@@ -45,7 +45,8 @@ function servingKnobs(engine, row, h) {
     case 'llamacpp': return [
       ['-ngl (layers on the card)', n(k.gpu_layers), 'n_gpu_layers'],
       ['output layer on the card', k.output_on_gpu ? 'yes' : 'no', 'n_gpu_layers'],
-      ['n_ubatch (compute buffer tokens)', n(k.profile_tokens), null]];
+      ['n_ubatch (compute buffer tokens)', n(k.profile_tokens), null],
+      ['-fa (flash attention)', k.flash_attention === false ? 'off' : 'on', 'attention']];
     default: return [['memory fraction', servingFraction(k.memory_fraction), null]];
   }
 }
@@ -66,7 +67,7 @@ function servingRule(s, row, cardName, h) {
     case 'tgi':
       return `${on}TGI keeps cuda_memory_fraction × TGI_WIGGLE_ROOM = ${servingFraction(k.memory_fraction)} of ${h.bytes(row.capacity_bytes)}, less weights, the warmup prefill of max_batch_prefill_tokens ${h.int(k.profile_tokens)} and the CUDA context: ${h.int(row.kv_tokens)} tokens of KV (max_batch_total_tokens) in blocks of ${h.int(row.block_tokens)}; concurrency = min(max_concurrent_requests ${h.int(k.max_seqs)}, KV ÷ ${seq}) ${result}`;
     case 'llamacpp':
-      return `${on}llama.cpp keeps the K and V caches of the ${h.int(k.gpu_layers)} offloaded layers in what the card has after the GGUF weights, a compute buffer of n_ubatch ${h.int(k.profile_tokens)} tokens and the CUDA context (${h.bytes(row.kv_bytes)}); slots (-np, with -c = slots × max_model_len) = ⌊KV ÷ ${seq}⌋ ${result}`;
+      return `${on}llama.cpp keeps the K and V caches of the ${h.int(k.gpu_layers)} offloaded layers in what the card has after the GGUF weights, a compute buffer of n_ubatch ${h.int(k.profile_tokens)} tokens and the CUDA context (${h.bytes(row.kv_bytes)}); each slot also takes its share of the compute buffer over its cells (the KQ mask${k.flash_attention === false ? ' and, with -fa off, one layer\'s f32 scores' : ''}: ${h.bytes(row.compute_bytes_per_sequence || 0)}, inside the sequence's bytes); slots (-np, with -c = slots × max_model_len) = ⌊KV ÷ ${seq}⌋ ${result}`;
     default:
       return `${on}generate() runs a static batch; concurrency is the card solver's largest serve batch: the weights, the prefill working set and every sequence's KV cache grown to serve_seq ${h.int(s.max_model_len)} tokens (${h.bytes(row.sequence_bytes)} each) ${result}`;
   }
