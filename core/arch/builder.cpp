@@ -58,9 +58,7 @@ namespace {
 // plus 41,540 stored FP8 scales); twice that is headroom. More is a typo or an attack: at 300,000
 // a DeepSeek-like config took over 1 s and ~400 MB to trace in the page (docs/performance.md).
 constexpr size_t kMaxTensors = 160'000;
-}  // namespace
 
-namespace {
 [[noreturn]] void too_many_tensors() {
   throw Error(ErrorCode::field_range,
               "The config describes more than " + std::to_string(kMaxTensors) +
