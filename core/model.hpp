@@ -337,6 +337,20 @@ struct StoredWeights {
   std::string label;   // "mxfp4 experts + bf16", for the weights component
 };
 
+/// How seconds of audio per sample become an audio tower's tokens (plan option audio_seconds;
+/// arch/audio_clip.hpp rescales a traced Model to another length).
+struct AudioClip {
+  enum class Rule { none, fixed_window, chunked, unsized };
+  Rule rule = Rule::none;   // none: no audio tower; fixed_window: every input padded to one window
+                            // (Whisper); chunked: mel frames cut into padded chunks (Qwen3-Omni);
+                            // unsized: a tower traced with no audio (Gemma 4: not planned)
+  int64_t seconds = 0;      // the length the Model's audio blocks hold
+  int64_t max_seconds = 0;  // fixed_window: the window (longer input is refused)
+  int64_t frames_per_second = 100;  // log-mel frames (10 ms hop at 16 kHz)
+  int64_t chunk_frames = 0;         // chunked: frames per chunk (2 × n_window)
+  int64_t window_chunks = 1;        // chunked: chunks per attention window (n_window_infer / chunk)
+};
+
 struct Model {
   std::string model_type;         // as given in the config
   std::string family;             // the family file that traced it
@@ -351,6 +365,7 @@ struct Model {
   std::vector<Block> blocks;
   std::vector<ValueInfo> values;  // the dataflow graph's values, indexed by ValueId
   ModelFacts facts;
+  AudioClip audio;
 
   // The parameter count, fixed once trace_model has the final inventory (-1 before): the planner
   // asks for it many times per plan, and a DeepSeek-class model lists ~100,000 tensors.

@@ -4,11 +4,13 @@
 #include "include/cardfit/planner.hpp"
 
 #include <list>
+#include <map>
 #include <memory>
 #include <optional>
 
 #include <nlohmann/json.hpp>
 
+#include "arch/audio_clip.hpp"
 #include "arch/registry.hpp"
 #include "config.hpp"
 #include "error.hpp"
@@ -31,6 +33,8 @@ constexpr size_t kCachedTexts = 4;
 // so a few of them would pass issue 14's 500 MB bound for one page.
 constexpr size_t kCachedTensors = 400000;
 
+constexpr size_t kCachedClips = 4;  // audio lengths kept per text (a slider's last few values)
+
 size_t tensors_of(const Model& m) { return m.tensors.size() + m.buffers.size() + m.stored_extras.size(); }
 
 struct Traced {
@@ -39,6 +43,18 @@ struct Traced {
   Model model;
   // Each mode's memory model by the options it reads, across re-plans of this text (memory_cache.hpp).
   mutable MemoryCache memory;
+  // The Model rescaled to an audio_seconds (arch/audio_clip.hpp), the last few lengths asked.
+  mutable std::map<int64_t, Model> clips;
+
+  const Model& model_for(const Options& o) const {
+    if (!o.audio_seconds || model.audio.rule == AudioClip::Rule::none || *o.audio_seconds == model.audio.seconds)
+      return model;
+    auto it = clips.find(*o.audio_seconds);
+    if (it != clips.end()) return it->second;
+    Model clip = with_audio_seconds(model, *o.audio_seconds);
+    if (clips.size() >= kCachedClips) clips.clear();
+    return clips.emplace(*o.audio_seconds, std::move(clip)).first->second;
+  }
 };
 
 std::string error_json(const Error& e) {
@@ -109,6 +125,7 @@ namespace {
 struct Planned {
   Options options;
   const Traced* traced = nullptr;
+  const Model* model = nullptr;  // the traced Model, or its rescaling to the options' audio_seconds
   std::shared_ptr<const Catalog> catalog;  // the request's cards (options cards, the custom card):
                                            // the plan's card rows point into it
   const Catalog* base = nullptr;            // the whole catalog
@@ -119,19 +136,20 @@ Planned make(Planner::State& s, std::string_view config_text, std::string_view o
   Planned p;
   p.options = parse_options(options_json);
   p.traced = &s.trace(config_text);
+  p.model = &p.traced->model_for(p.options);
   const Catalog& catalog = s.cards();
-  validate_request(p.traced->config, p.traced->model, p.options, catalog);  // refusals, before planning
+  validate_request(p.traced->config, *p.model, p.options, catalog);  // refusals, before planning
   p.base = &catalog;
   if (p.options.cards.empty() && !p.options.custom_memory_bytes)
     p.catalog = std::shared_ptr<const Catalog>(std::shared_ptr<const Catalog>(), &catalog);  // not owned
   else
     p.catalog = std::make_shared<const Catalog>(request_catalog(catalog, p.options));
-  p.plan = make_plan(p.traced->model, p.options, *p.catalog, &p.traced->memory);
+  p.plan = make_plan(*p.model, p.options, *p.catalog, &p.traced->memory);
   return p;
 }
 
 std::string core_of(const Planned& p) {
-  const Model& m = p.traced->model;
+  const Model& m = *p.model;
   const auto checkpoint = reconcile(m, p.options);
   // The checks at batch 1 and above it (the page re-evaluates a batch change without the core;
   // run_checks looks at the batch only as batch > 1, tests/cpp/report_test.cpp holds it to that),
@@ -171,7 +189,7 @@ std::string Planner::plan(std::string_view config_text, std::string_view options
 std::string Planner::graph(std::string_view config_text, std::string_view options_json) {
   return guarded([&] {
     const Planned p = make(*state_, config_text, options_json);
-    return ok_object(graph_report(p.traced->model, p.plan));
+    return ok_object(graph_report(*p.model, p.plan));
   });
 }
 
@@ -190,7 +208,7 @@ std::string Planner::markdown(std::string_view config_text, std::string_view opt
   return guarded([&] {
     const Planned p = make(*state_, config_text, options_json);
     json r = json::parse(core_of(p));
-    r["graph"] = json::parse(graph_report(p.traced->model, p.plan));
+    r["graph"] = json::parse(graph_report(*p.model, p.plan));
     return json{{"ok", true}, {"markdown", report_markdown(r)}}.dump();
   });
 }
@@ -199,8 +217,8 @@ std::string Planner::report(std::string_view config_text, std::string_view optio
   return guarded([&] {
     const Planned p = make(*state_, config_text, options_json);
     json r = json::parse(core_of(p));
-    r["params"]["tensors"] = json::parse(tensors_report(p.traced->model, true))["tensors"];
-    r["graph"] = json::parse(graph_report(p.traced->model, p.plan));
+    r["params"]["tensors"] = json::parse(tensors_report(*p.model, true))["tensors"];
+    r["graph"] = json::parse(graph_report(*p.model, p.plan));
     r["curves"] = json::parse(curves_report(p.plan));
     r["markdown"] = report_markdown(r);
     return r.dump();

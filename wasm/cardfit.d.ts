@@ -16,6 +16,8 @@ export interface PlanOptions {
   grad_accum?: number;
   /** Images per sample through a vision tower (training and serving); 0 plans the text alone. An integer in [0, 4096]. Default: 1 for a model with a vision tower. CLI: `--images N`. */
   images?: number;
+  /** Seconds of audio per sample through an audio tower (training and serving); no effect without one. An integer in [1, 3600]. Default: the model's clip: Whisper's 30 s window, Qwen3-Omni 30 s. CLI: `--audio-seconds S`. */
+  audio_seconds?: number;
   /** Training precision (mixed: fp32 master weights). Default: "bf16-mixed". CLI: `--precision`. */
   precision?: 'bf16-mixed' | 'fp16-mixed' | 'bf16' | 'fp32';
   /** The optimizer whose states are held (none: forward and backward only). Default: "adamw". CLI: `--optimizer`. */

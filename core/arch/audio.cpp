@@ -94,6 +94,11 @@ ValueId wav2vec2_front(ModelBuilder& b, const Wav2Vec2FrontSpec& s) {
 
 void whisper_encoder(ModelBuilder& b, const WhisperEncoderSpec& s) {
   const std::string p = s.prefix + ".";
+  // WhisperFeatureExtractor pads (or cuts) every input to its window, 2 × frames mel frames at
+  // 100 a second, and WhisperEncoder refuses any other length.
+  AudioClip& clip = b.model().audio;
+  clip.rule = AudioClip::Rule::fixed_window;
+  clip.seconds = clip.max_seconds = 2 * s.frames / clip.frames_per_second;
   b.restart();  // log-mel features: no stream before them
   audio_block(b, p + "conv", "other", -1, s.frames, s.hidden);
   Node c1 = conv1d(b, p + "conv1", s.mels, s.hidden, 3, 1, true, Role::other);

@@ -121,6 +121,7 @@ Gemma4VisionSpec read_gemma4_vision(const Config& v) {
 }
 
 void gemma4_audio(ModelBuilder& b, const Gemma4AudioSpec& s, int64_t text_hidden) {
+  b.model().audio.rule = AudioClip::Rule::unsized;  // its weights only: no audio is planned through it
   const std::string p = "model.audio_tower.", sub = p + "subsample_conv_projection.";
   const int64_t h = s.hidden, c0 = s.channels[0], c1 = s.channels[1];
   int64_t bounds = 0;

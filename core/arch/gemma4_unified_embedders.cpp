@@ -52,6 +52,7 @@ Gemma4UnifiedVisionSpec read_gemma4_unified_vision(const Config& v) {
 void gemma4_unified_audio(ModelBuilder& b, int64_t samples, int64_t text_hidden) {
   b.restart();  // raw waveform frames
   vision_block(b, "model.embed_audio", "projector", 0, samples, Domain::audio);  // 0 tokens: no audio is planned
+  b.model().audio.rule = AudioClip::Rule::unsized;
   b.reads({});
   projection(b, "model.embed_audio", samples, text_hidden);
 }

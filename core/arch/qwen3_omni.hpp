@@ -16,10 +16,12 @@ struct OmniAudioSpec {
   int64_t mels = 128, hidden = 1280, layers = 32, heads = 20, ffn = 5120, channels = 480, out = 2048;
   int64_t chunk_frames = 100;  // 2 * n_window mel frames per conv chunk
   int64_t window_chunks = 8;   // n_window_infer / (2 * n_window): chunks one attention window spans
-  int64_t seconds = 30;        // the planning assumption: audio per sample (100 mel frames a second)
+  int64_t seconds = 30;        // the traced default: audio per sample (option audio_seconds rescales it)
   std::string act = "gelu";
+  AudioClip clip() const;      // the rule Model::audio records (arch/audio_clip.hpp)
 };
-/// Qwen3OmniMoeAudioEncoder (Domain::audio): the mel chunks through conv2d1..3 (Conv2d 3x3 stride 2,
+/// Qwen3OmniMoeAudioEncoder (Domain::audio), sized for spec.seconds and recorded as Model::audio:
+/// the mel chunks through conv2d1..3 (Conv2d 3x3 stride 2,
 /// GELU) → conv_out (nn.Linear channels * mels/8 → hidden, no bias) → + the sinusoidal
 /// positional_embedding (a buffer, not stored) → layers (Whisper-style pre-norm: self_attn_layer_norm
 /// → q/k/v (all with bias) → attention within windows of window_chunks chunks → out_proj → add →

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "audio_clip.hpp"
 #include "layers.hpp"
 #include "vision.hpp"
 
@@ -48,10 +49,20 @@ OmniAudioSpec read_omni_audio(const Config& a) {
   return s;
 }
 
+AudioClip OmniAudioSpec::clip() const {
+  AudioClip c;
+  c.rule = AudioClip::Rule::chunked;
+  c.seconds = seconds;
+  c.chunk_frames = chunk_frames;
+  c.window_chunks = window_chunks;
+  return c;
+}
+
 void omni_audio_tower(ModelBuilder& b, const OmniAudioSpec& s) {
   const std::string p = s.prefix + ".";
-  const int64_t chunks = s.seconds * 100 / s.chunk_frames;  // 100 mel frames a second (10 ms hop)
-  const int64_t tokens = chunks * omni_audio_chunk_tokens(s.chunk_frames);
+  b.model().audio = s.clip();
+  const int64_t chunks = audio_clip_chunks(b.model().audio, s.seconds);  // 100 mel frames a second (10 ms hop)
+  const int64_t tokens = audio_clip_tokens(b.model().audio, s.seconds);
   int64_t freq = s.mels, time = s.chunk_frames;
   b.restart();  // log-mel features: no stream before them
   vision_block(b, p + "conv", "other", tokens, s.hidden, Domain::audio);

@@ -112,6 +112,11 @@ constexpr OptionSpec specs[] = {
      .doc = "Images per sample through a vision tower (training and serving); 0 plans the text alone.",
      .flag = "--images", .flag_arg = "N", .int_min = 0, .int_max = 4096,
      .default_note = "1 for a model with a vision tower", .store = put_int<&Options::images>},
+    {.name = "audio_seconds", .type = T::integer, .group = "workload",
+     .doc = "Seconds of audio per sample through an audio tower (training and serving); no effect without one.",
+     .flag = "--audio-seconds", .flag_arg = "S", .int_min = 1, .int_max = 3600,
+     .default_note = "the model's clip: Whisper's 30 s window, Qwen3-Omni 30 s",
+     .store = put_int<&Options::audio_seconds>},
     // training
     {.name = "precision", .type = T::enumeration, .group = "training", .doc = "Training precision (mixed: fp32 master weights).",
      .flag = "--precision", .values = precision_values, .default_json = R"("bf16-mixed")",

@@ -185,6 +185,8 @@ struct Options {
   int64_t decoder_seq = 0;      // encoder-decoder: target tokens per sample (0: seq)
   std::optional<int64_t> images;  // images per sample through a vision tower (training and serving);
                                   // empty: 1 for a model with a vision tower; 0: a text-only plan
+  std::optional<int64_t> audio_seconds;  // seconds of audio per sample through an audio tower; unset:
+                                         // the model's traced clip (Whisper's 30 s window, Qwen3-Omni 30 s)
   std::optional<double> dropout;           // hidden and attention dropout (default: the model type's)
   std::optional<int64_t> cuda_context_bytes;   // override of the catalog default
   std::optional<double> allocator_reserve;     // override of the catalog default fraction

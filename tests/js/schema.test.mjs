@@ -34,8 +34,8 @@ function sample(o) {
 // The page's modules as the build bundles them, with the same injected schema (tests/js/web-loader.mjs).
 const { importWeb } = await import('./web-loader.mjs');
 
-test('the schema: 90 options with distinct flags, each in a group, every default stated', () => {
-  assert.equal(options.length, 90);
+test('the schema: 91 options with distinct flags, each in a group, every default stated', () => {
+  assert.equal(options.length, 91);
   assert.equal(new Set(options.map((o) => o.flag)).size, options.length);
   const groupIds = new Set(groups.map((g) => g.id));
   for (const o of options) {

@@ -6,6 +6,7 @@
 // thinker.model.* and thinker.lm_head). The talker (talker.*, with talker.code_predictor.*) and the
 // vocoder (code2wav.*) turn the thinker's states into speech; they are in the checkpoint and in
 // memory, but no thinker training step or text-generation step runs them (see the notes).
+#include "../audio_clip.hpp"
 #include "../qwen3_omni.hpp"
 #include "../qwen_vision.hpp"
 #include "../registry.hpp"
@@ -53,13 +54,9 @@ Model qwen3_omni_moe(const Config& c) {
   omni_code2wav(b, child_or_empty(c, "code2wav_config"));
   hold_weights_only(b, speech);
 
-  const int64_t tokens = a.seconds * 100 / a.chunk_frames * omni_audio_chunk_tokens(a.chunk_frames);
   b.note("Images: planned as one 448 x 448 image per sample (" + std::to_string(v.patches_per_image) + " patches, " +
          std::to_string(v.patches_per_image / (v.merge * v.merge)) + " text tokens); scale `images` to the patches you feed.");
-  b.note("Audio: every sample carries one " + std::to_string(a.seconds) + " s clip through thinker.audio_tower (" +
-         std::to_string(a.seconds * 100) + " mel frames in chunks of " + std::to_string(a.chunk_frames) + ", " +
-         std::to_string(tokens) + " encoder tokens, attention within windows of " +
-         std::to_string(a.window_chunks) + " chunks); its tokens are not added to seq.");
+  b.note(audio_clip_note(a.clip(), a.seconds));
   b.note("Talker, code predictor and code2wav: all their weights are loaded (the whole "
          "Qwen3OmniMoeForConditionalGeneration checkpoint) and counted, in serving and in training; no step planned "
          "here runs them: a thinker fine-tune gives them no gradient and no optimizer state (frozen), and serving "

@@ -1,0 +1,22 @@
+// How seconds of audio per sample size a traced Model's audio tower (option audio_seconds): the
+// tokens of the rule the family recorded (Model::audio), the note that states it, and a copy of
+// the Model rescaled to another length. Not the towers themselves (audio.hpp, qwen3_omni.hpp).
+#pragma once
+#include <string>
+
+#include "../model.hpp"
+
+namespace cardfit {
+
+/// Encoder tokens of one sample of `seconds` under `clip` (fixed_window: the window's).
+int64_t audio_clip_tokens(const AudioClip& clip, int64_t seconds);
+/// chunked: the padded conv chunks of one sample of `seconds` (the last chunk padded to the others).
+int64_t audio_clip_chunks(const AudioClip& clip, int64_t seconds);
+/// The note the Model carries about its audio at `seconds` (empty for none and unsized).
+std::string audio_clip_note(const AudioClip& clip, int64_t seconds);
+/// `m` with its audio blocks holding `seconds` per sample, cost classes derived again.
+/// Error(option_value) at audio_seconds where its tower cannot take that length (past Whisper's
+/// 30 s window; a tower traced without audio). A model without an audio tower is returned as is.
+Model with_audio_seconds(const Model& m, int64_t seconds);
+
+}  // namespace cardfit
