@@ -2,7 +2,6 @@
 #include "model.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <string_view>
 #include <cctype>
 #include <unordered_map>
@@ -249,16 +248,20 @@ void derive_dims(Model& m) {
 }
 
 namespace {
-void put(std::string& key, int64_t v) {
-  char raw[sizeof v];
-  std::memcpy(raw, &v, sizeof v);
-  key.append(raw, sizeof v);
-}
+void put(BlockSignature& key, int64_t v) { key.push_back(v); }
+
+struct SignatureHash {
+  size_t operator()(const BlockSignature& key) const {
+    uint64_t h = 1469598103934665603ull;  // FNV-1a over the fields
+    for (int64_t v : key) h = (h ^ uint64_t(v)) * 1099511628211ull;
+    return size_t(h ^ (h >> 32));
+  }
+};
 }  // namespace
 
-std::string structural_signature(const Block& b) {
-  std::string key;
-  key.reserve(64 + b.nodes.size() * 200);
+BlockSignature structural_signature(const Block& b) {
+  BlockSignature key;
+  key.reserve(16 + b.nodes.size() * 32);
   // Values renumbered in order of first appearance (the block's input first), so two layers whose
   // edges have the same shape get the same numbers; kNoValue stays -1. A value's producer is the
   // node writing it, so "made in this block, by node i" is part of that shape.
@@ -299,14 +302,14 @@ std::string structural_signature(const Block& b) {
 
 std::vector<int32_t> block_cost_classes(const Model& m) {
   std::vector<int32_t> classes(m.blocks.size());
-  std::unordered_map<std::string, int32_t> first;
+  std::unordered_map<BlockSignature, int32_t, SignatureHash> first;
   for (size_t bi = 0; bi < m.blocks.size(); ++bi) {
     const Block& b = m.blocks[bi];
-    std::string key = structural_signature(b);
+    BlockSignature key = structural_signature(b);
     if (b.domain == Domain::vision && bi > 0) {
       const Block& prev = m.blocks[bi - 1];
-      key += prev.domain == Domain::vision ? 'v' : 't';
-      key.append(std::to_string(prev.tokens_per_image));
+      put(key, prev.domain == Domain::vision ? 1 : 0);
+      put(key, prev.tokens_per_image);
     }
     classes[bi] = first.try_emplace(std::move(key), int32_t(bi)).first->second;
   }

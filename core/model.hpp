@@ -287,7 +287,8 @@ struct ModelFacts {
 /// per-block costs on it (memory.cpp), so it MUST cover every field plan/graph_costs.cpp reads
 /// (block_cost and what it calls): add any new Block or Node field here. Name-matching options
 /// (lora_targets, modules_to_save) are joined to the key by the memo itself.
-std::string structural_signature(const Block& block);
+using BlockSignature = std::vector<int64_t>;  // integers, not bytes: wasm appends and hashes them cheaply
+BlockSignature structural_signature(const Block& block);
 
 struct Model;
 /// Block i's cost class: the index of the first block with the same structural_signature and,

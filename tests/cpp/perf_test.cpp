@@ -435,11 +435,13 @@ TEST_CASE("blocks with one signature cost the same, in every golden model and mo
         Options o;
         o.grad_ckpt = ckpt;
         const StepSetup s = make_setup(m, o, mode);
-        std::map<std::string, size_t> first;
+        std::map<BlockSignature, size_t> first;
         for (size_t bi = 0; bi < m.blocks.size(); ++bi) {
-          std::string key = structural_signature(m.blocks[bi]);
-          if (m.blocks[bi].domain == Domain::vision && bi > 0)
-            key += std::to_string(int(m.blocks[bi - 1].domain)) + std::to_string(m.blocks[bi - 1].tokens_per_image);
+          BlockSignature key = structural_signature(m.blocks[bi]);
+          if (m.blocks[bi].domain == Domain::vision && bi > 0) {
+            key.push_back(int(m.blocks[bi - 1].domain));
+            key.push_back(m.blocks[bi - 1].tokens_per_image);
+          }
           const auto [it, fresh] = first.try_emplace(key, bi);
           if (fresh) continue;
           INFO(f.filename().string() << " " << mode_name(mode) << " " << m.blocks[bi].name << " as "
