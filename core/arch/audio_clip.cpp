@@ -8,7 +8,6 @@ namespace cardfit {
 
 namespace {
 int64_t frames_of(const AudioClip& c, int64_t seconds) { return checked_mul(seconds, c.frames_per_second, "audio frames"); }
-
 }  // namespace
 
 // Qwen3OmniMoeAudioEncoder.forward: the frames cut into chunks of chunk_frames (the last one
@@ -39,43 +38,24 @@ std::string audio_clip_note(const AudioClip& c, int64_t seconds) {
 
 Model with_audio_seconds(const Model& m, int64_t seconds) {
   const AudioClip& c = m.audio;
-  switch (c.rule) {
-    case AudioClip::Rule::none: return m;
-    case AudioClip::Rule::unsized:
-      throw Error(ErrorCode::option_value,
-                  "Option audio_seconds: the audio tower of " + m.model_type +
-                      " is loaded but not sized by seconds of audio yet (no audio is planned through it); leave "
-                      "audio_seconds unset.",
-                  "audio_seconds");
-    case AudioClip::Rule::fixed_window:
-      if (seconds > c.max_seconds)
-        throw Error(ErrorCode::option_value,
-                    "Option audio_seconds: " + m.model_type + "'s encoder takes one " + std::to_string(c.max_seconds) +
-                        " s window per input (" + std::to_string(seconds) +
-                        " s given); longer audio is cut into windows, each its own sample.",
-                    "audio_seconds");
-      break;  // shorter input is padded to the window: the tower's tokens do not change
-    case AudioClip::Rule::chunked: break;
-  }
+  if (c.rule != AudioClip::Rule::chunked) return m;  // a fixed window pads every clip to itself
   Model r = m;
   r.audio.seconds = seconds;
-  if (c.rule == AudioClip::Rule::chunked) {
-    const int64_t was_chunks = audio_clip_chunks(c, c.seconds), chunks = audio_clip_chunks(c, seconds);
-    const int64_t was_tokens = audio_clip_tokens(c, c.seconds), tokens = audio_clip_tokens(c, seconds);
-    for (Block& b : r.blocks) {
-      if (b.domain != Domain::audio || holds_weights_only(b)) continue;  // the talker's parked blocks
-      if (b.tokens_per_image != was_tokens) throw Error(ErrorCode::internal, "audio block " + b.name + " is not sized by its clip");
-      b.tokens_per_image = tokens;
-      for (Node& n : b.nodes) {
-        if (n.tokens_per_image <= 0) continue;
-        if (n.tokens_per_image % was_chunks) throw Error(ErrorCode::internal, "audio node " + n.name + " is not per chunk");
-        n.tokens_per_image = checked_mul(n.tokens_per_image / was_chunks, chunks, "audio positions");
-      }
+  const int64_t was_chunks = audio_clip_chunks(c, c.seconds), chunks = audio_clip_chunks(c, seconds);
+  const int64_t was_tokens = audio_clip_tokens(c, c.seconds), tokens = audio_clip_tokens(c, seconds);
+  for (Block& b : r.blocks) {
+    if (b.domain != Domain::audio || holds_weights_only(b)) continue;  // the talker's parked blocks
+    if (b.tokens_per_image != was_tokens) throw Error(ErrorCode::internal, "audio block " + b.name + " is not sized by its clip");
+    b.tokens_per_image = tokens;
+    for (Node& n : b.nodes) {
+      if (n.tokens_per_image <= 0) continue;
+      if (n.tokens_per_image % was_chunks) throw Error(ErrorCode::internal, "audio node " + n.name + " is not per chunk");
+      n.tokens_per_image = checked_mul(n.tokens_per_image / was_chunks, chunks, "audio positions");
     }
-    const std::string was = audio_clip_note(c, c.seconds);
-    for (std::string& note : r.notes)
-      if (note == was) note = audio_clip_note(r.audio, seconds);
   }
+  const std::string was = audio_clip_note(c, c.seconds);
+  for (std::string& note : r.notes)
+    if (note == was) note = audio_clip_note(r.audio, seconds);
   r.cost_class = block_cost_classes(r);
   return r;
 }

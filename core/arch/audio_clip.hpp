@@ -14,9 +14,9 @@ int64_t audio_clip_tokens(const AudioClip& clip, int64_t seconds);
 int64_t audio_clip_chunks(const AudioClip& clip, int64_t seconds);
 /// The note the Model carries about its audio at `seconds` (empty for none and unsized).
 std::string audio_clip_note(const AudioClip& clip, int64_t seconds);
-/// `m` with its audio blocks holding `seconds` per sample, cost classes derived again.
-/// Error(option_value) at audio_seconds where its tower cannot take that length (past Whisper's
-/// 30 s window; a tower traced without audio). A model without an audio tower is returned as is.
+/// A chunked tower's `m` with its audio blocks holding `seconds` per sample, cost classes derived
+/// again; any other model as it is (a fixed window plans the same for every clip it takes; the
+/// lengths a tower refuses are refused by plan/validate.hpp first).
 Model with_audio_seconds(const Model& m, int64_t seconds);
 
 }  // namespace cardfit

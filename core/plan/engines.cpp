@@ -406,7 +406,7 @@ EngineBudget engine_budget(const Model& m, const Options& opt, const MemoryModel
       const int64_t layers = std::max<int64_t>(1, m.dims.layers);
       k.memory_fraction = 1;
       k.profile_tokens = 512;
-      k.flash_attention = opt.attention.value_or(Attention::flash) != Attention::eager;
+      k.flash_attention = llamacpp_flash_attention(opt);
       k.gpu_layers = std::min(opt.n_gpu_layers.value_or(layers + 1), layers);
       k.output_on_gpu = opt.n_gpu_layers.value_or(layers + 1) > layers;
       e.budget_bytes = cap;

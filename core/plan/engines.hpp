@@ -79,6 +79,10 @@ struct EngineBudget {
 double kv_sequence_bytes(const Model& model, int64_t context, double element_bytes, int64_t tp,
                          int64_t block_tokens = 1, int64_t window_extra = 0);
 
+/// llama.cpp runs flash attention (-fa auto, its default, on CUDA) unless the option attention is
+/// eager (-fa off).
+inline bool llamacpp_flash_attention(const Options& opt) { return opt.attention.value_or(Attention::flash) != Attention::eager; }
+
 /// llama.cpp's compute buffer beyond the layers' activations for one slot of `context` tokens, as
 /// its graph allocates it with a ubatch of `ubatch` tokens: the KQ mask input (f16 under flash
 /// attention, f32 without) for the full and for the sliding layers, and without flash attention

@@ -261,7 +261,7 @@ void add_assumptions(Plan& p, const Model& m, const Catalog& cat) {
 Plan make_plan(const Model& m, const Options& given, const Catalog& cat, MemoryCache* cache) {
   // audio_seconds is applied to the Model before planning (arch/audio_clip.hpp with_audio_seconds,
   // as the Planner does): a Model whose clip differs would plan another length than asked.
-  if (given.audio_seconds && m.audio.rule != AudioClip::Rule::none && m.audio.seconds != *given.audio_seconds)
+  if (given.audio_seconds && m.audio.rule == AudioClip::Rule::chunked && m.audio.seconds != *given.audio_seconds)
     throw Error(ErrorCode::internal, "make_plan: the Model holds " + std::to_string(m.audio.seconds) +
                                          " s of audio, the options ask " + std::to_string(*given.audio_seconds));
   const Options options = with_checkpoint_quant(m, given);  // a bitsandbytes checkpoint's own base

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <map>
 
-#include "../error.hpp"
 #include "cost.hpp"
 #include "serve_parallel.hpp"
 
@@ -13,14 +12,6 @@ namespace cardfit {
 
 Serving plan_serving(const Model& m, const Options& opt, const Catalog& cat, const MemoryModel& serve,
                      const Overheads& ov, int64_t max_model_len, const std::vector<int64_t>& hf_batch) {
-  // llama.cpp refuses to start with a quantized V cache and no flash attention (llama-context.cpp:
-  // "V cache quantization requires flash_attn"): refused here too rather than planned.
-  const bool v_quantized = opt.cache_type_v != GgufType::f16 && opt.cache_type_v != GgufType::bf16 && opt.cache_type_v != GgufType::f32;
-  if (opt.engine == Engine::llamacpp && opt.attention == Attention::eager && v_quantized)
-    throw Error(ErrorCode::option_value,
-                "Option cache_type_v: llama.cpp quantizes the V cache only with flash attention; attention eager (-fa off) "
-                "needs cache_type_v f16, bf16 or f32.",
-                "cache_type_v");
   Serving s;
   s.engine = opt.engine;
   s.tp = opt.engine == Engine::hf || opt.engine == Engine::llamacpp ? 1 : std::max<int64_t>(1, opt.tp);
@@ -136,7 +127,7 @@ Serving plan_serving(const Model& m, const Options& opt, const Catalog& cat, con
       s.notes.push_back("The input embedding stays in host memory; with fewer GPU layers than the model has, decode runs partly on the CPU and is not priced. Flash attention is assumed for a quantized V cache.");
       s.notes.push_back(std::string("Compute buffer: the activations of one n_ubatch (512-token) forward, and per slot the KQ mask over "
                         "its cache cells (f16 with flash attention, f32 without)") +
-                        (opt.attention.value_or(Attention::flash) == Attention::eager
+                        (!llamacpp_flash_attention(opt)
                              ? " and, with -fa off (attention eager), one layer's f32 scores of the ubatch over those cells per head"
                              : "; flash attention on (-fa auto, llama.cpp's default, enables it on CUDA; attention eager plans -fa off)") +
                         ". -c is one unified cache of slots × max_model_len cells (exact for one slot). Sources: src/llama-graph.cpp "

@@ -9,6 +9,7 @@
 
 #include "../error.hpp"
 #include "../json_input.hpp"
+#include "engines.hpp"
 #include "graph_costs.hpp"
 
 namespace cardfit {
@@ -126,6 +127,25 @@ void validate_request(const Config& cfg, const Model& model, const Options& opti
   check_lora_targets(model, options);
   check_cards(options, catalog);
   check_serve_parallel(model, options);
+  if (options.audio_seconds && model.audio.rule == AudioClip::Rule::unsized)
+    throw Error(ErrorCode::option_value,
+                "Option audio_seconds: the audio tower of " + model.model_type +
+                    " is loaded but not sized by seconds of audio yet (no audio is planned through it); leave "
+                    "audio_seconds unset.",
+                "audio_seconds");
+  if (options.audio_seconds && model.audio.rule == AudioClip::Rule::fixed_window && *options.audio_seconds > model.audio.max_seconds)
+    throw Error(ErrorCode::option_value,
+                "Option audio_seconds: " + model.model_type + "'s encoder takes one " +
+                    std::to_string(model.audio.max_seconds) + " s window per input (" +
+                    std::to_string(*options.audio_seconds) + " s given); longer audio is cut into windows, each its own sample.",
+                "audio_seconds");
+  // llama.cpp refuses to start with a quantized V cache and no flash attention (llama-context.cpp:
+  // "V cache quantization requires flash_attn"): refused here too rather than planned.
+  if (options.engine == Engine::llamacpp && !llamacpp_flash_attention(options) && gguf_block(options.cache_type_v).block_elements > 1)
+    throw Error(ErrorCode::option_value,
+                "Option cache_type_v: llama.cpp quantizes the V cache only with flash attention; attention eager (-fa off) "
+                "needs cache_type_v f16, bf16 or f32.",
+                "cache_type_v");
   // The densest packing in published checkpoints stores 16 values per stored scalar (2-bit GPTQ /
   // AutoRound in int32 words): fewer scalars than parameters / 16 cannot be this model's weights.
   const int64_t params = model.parameter_count();
