@@ -149,8 +149,10 @@ ParallelLayout parallel_layout(const Model& m, const Options& o, Parallel strate
 
 RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& single, const ParallelLayout& lay)
     : single_(single), lay_(lay) {
-  lora_ = opt.mode == Mode::lora;
-  const StepSetup s = make_setup(m, opt, lora_ ? Mode::lora : Mode::full);
+  // QLoRA (DDP only, plan_parallel): the adapters train as LoRA's; the 4-bit base is the single
+  // card's, whole on every replica.
+  lora_ = opt.mode == Mode::lora || opt.mode == Mode::qlora;
+  const StepSetup s = make_setup(m, opt, lora_ ? opt.mode : Mode::full);
   // memory.cpp: without autocast, mixed precision keeps an fp32 master inside the optimizer's states.
   lora_master_ = lora_ && !s.autocast && opt.precision != Precision::fp32 &&
                  resolve_policies(opt).master_weights != MasterWeights::none;
@@ -810,18 +812,30 @@ ParallelPlan plan_parallel(const Model& m, const Options& opt, const MemoryModel
   // into one FlatParameter, whose gradient (use_orig_params=True) spans the frozen part too.
   auto lora_strategy = [](Parallel s) { return is_zero(s) || s == Parallel::ddp || s == Parallel::fsdp2; };
   const bool lora_ok = opt.mode == Mode::lora && lora_strategy(opt.parallel);
-  if (opt.mode != Mode::full && !lora_ok) {
+  // QLoRA per rank: DDP, each replica the single card's 4-bit model (the HF Trainer / accelerate
+  // launch with device_map {"": local_rank}). Sharding 4-bit weights (FSDP with
+  // bnb_4bit_quant_storage, ZeRO-3 with zero3_init) is not modelled yet, nor TP/CP/EP under it.
+  const bool qlora_ok = opt.mode == Mode::qlora && opt.parallel == Parallel::ddp &&
+                        p.layout.tp == 1 && p.layout.cp == 1 && p.layout.ep == 1;
+  if (opt.mode != Mode::full && !lora_ok && !qlora_ok) {
     p.supported = false;
-    p.note = opt.mode == Mode::lora
+    p.note = opt.mode == Mode::qlora
+                 ? "Per-rank QLoRA memory is modelled under ddp (every replica the single card's 4-bit model, the "
+                   "adapters' gradients bucketed) without tp, cp or ep. FSDP's and ZeRO-3's sharding of 4-bit weights "
+                   "(bnb_4bit_quant_storage, zero3_init) is not modelled here yet."
+                 : opt.mode == Mode::lora
                  ? "Per-rank LoRA memory is modelled under ddp, fsdp2 and DeepSpeed ZeRO (zero1, zero2, zero3). Under "
                    "FSDP1 (fsdp, and hsdp's hybrid shard) each unit's frozen base and trainable adapters are one "
                    "FlatParameter: with use_orig_params=True its gradient is allocated over the frozen part too "
                    "(PyTorch's FullyShardedDataParallel docs: mixing frozen and non-frozen parameters in one "
                    "FlatParameter costs more gradient memory than expected), which is not modelled here yet; use fsdp2."
-                 : "Per-rank memory is modelled for full fine-tuning and for LoRA under ddp, fsdp2 and ZeRO; QLoRA and "
-                   "serving across GPUs are not modelled here yet.";
+                 : "Per-rank memory is modelled for full fine-tuning, for LoRA under ddp, fsdp2 and ZeRO, and for "
+                   "QLoRA under ddp; serving across GPUs is the serving section's (tensor parallel).";
     return p;
   }
+  if (qlora_ok)
+    p.note = "QLoRA across GPUs is planned as DDP: every rank holds the whole 4-bit model, so adding ranks divides the "
+             "samples, not the memory; no smallest N per card is listed (no sharding strategy is modelled for QLoRA).";
   const bool lora = opt.mode == Mode::lora;  // LoRA: only the strategies it is planned under are candidates
   const RankModel rm(m, opt, full, p.layout);
   p.rank = rm.at(opt.batch);
@@ -834,6 +848,7 @@ ParallelPlan plan_parallel(const Model& m, const Options& opt, const MemoryModel
                              {Parallel::zero1, false}, {Parallel::zero2, false}, {Parallel::zero3, false},
                              {Parallel::zero3, true}};
   for (const auto& card : cat.cards) {
+    if (qlora_ok) break;  // no sharding strategy to search
     CardParallel row;
     row.card = &card;
     for (const auto& cand : cands)

@@ -313,8 +313,8 @@ Plan make_plan(const Model& m, const Options& given, const Catalog& cat, MemoryC
   add_assumptions(p, m, cat);
   // Multi-GPU training per rank (parallel.hpp): only when a strategy is asked for, so a default
   // plan is unchanged.
-  // LoRA across GPUs plans from the LoRA step (parallel.cpp models it under ZeRO); the rest from full.
-  const Mode rank_mode = options.mode == Mode::lora ? Mode::lora : Mode::full;
+  // LoRA and QLoRA across GPUs plan from their own step (parallel.cpp); the rest from full.
+  const Mode rank_mode = options.mode == Mode::lora || options.mode == Mode::qlora ? options.mode : Mode::full;
   p.parallel = plan_parallel(m, options, memory[int(rank_mode)], cat, options.card.empty() ? cat.priced_card : options.card);
   cost_plan(m, cat, p);
   std::vector<int64_t> serve_batch;

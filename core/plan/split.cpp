@@ -86,24 +86,20 @@ int64_t StageProfile::fewest_stages(int64_t micro, int64_t limit) const {
   return stages;
 }
 
-std::vector<int64_t> StageProfile::greedy(int64_t stages, int64_t micro, double limit) const {
+std::vector<int64_t> StageProfile::greedy(int64_t stages, int64_t micro, int64_t limit) const {
   std::vector<int64_t> sizes;
   return greedy_into(stages, micro, limit, sizes) ? sizes : std::vector<int64_t>{};
 }
 
-bool StageProfile::greedy_into(int64_t stages, int64_t micro, double limit, std::vector<int64_t>& sizes) const {
-  const bool exact_limit = limit >= 0 && limit < 9007199254740992.0;  // 2^53
-  const __int128 whole_limit = exact_limit ? __int128(std::floor(limit)) : 0;
+bool StageProfile::greedy_into(int64_t stages, int64_t micro, int64_t limit, std::vector<int64_t>& sizes) const {
   sizes.clear();
   size_t first = 0;
   for (int64_t k = 0; k < stages && first < n_; ++k) {
     const int64_t mult = std::min(stages - k, std::max<int64_t>(1, micro));
-    // The exact peak against the limit: below 2^53 bytes the double sums of the first
-    // implementation were exact, so this is its comparison (in integers while the limit is).
-    auto fits = [&](size_t last) {
-      return exact_limit ? peak(first, last, mult) <= whole_limit : double(peak(first, last, mult)) <= limit;
-    };
-    if (!fits(first + 1)) return false;
+    auto fits = [&](size_t last) { return peak(first, last, mult) <= limit; };
+    // Too heavy at this stage's micro-batches: the stage stays empty (the cut has one card fewer)
+    // and the block goes to a later stage, which holds no more micro-batches.
+    if (!fits(first + 1)) continue;
     size_t last = first + 1;  // fits
     if (monotone_) {
       // Galloping, then bisection: the peak grows with the blocks taken.
@@ -126,37 +122,40 @@ bool StageProfile::greedy_into(int64_t stages, int64_t micro, double limit, std:
   return first >= n_;
 }
 
+namespace {
+// The fullest stage of `sizes` as the schedule of that many stages runs it.
+int64_t fullest_stage(const StageProfile& profile, const std::vector<int64_t>& sizes, int64_t micro) {
+  __int128 peak = 0;
+  size_t first = 0;
+  for (size_t k = 0; k < sizes.size(); ++k) {
+    const int64_t mult = std::min(int64_t(sizes.size()) - int64_t(k), std::max<int64_t>(1, micro));
+    peak = std::max(peak, profile.peak(first, first + size_t(sizes[k]), mult));
+    first += size_t(sizes[k]);
+  }
+  return peak > INT64_MAX ? INT64_MAX : int64_t(peak);
+}
+}  // namespace
+
 std::vector<int64_t> pipeline_cut(const StageProfile& profile, int64_t stages, int64_t micro, int64_t limit,
                                   int64_t* fullest) {
   if (stages < 1 || profile.size() == 0) return {};
-  std::vector<int64_t> best = profile.greedy(stages, micro, double(limit));
+  std::vector<int64_t> best = profile.greedy(stages, micro, limit), cut;
   if (best.empty()) return {};
-  // Balance: bisect the stage limit down to where the greedy cut stops holding every block. The
-  // probes are those of the first implementation (same doubles, same stopping rule), so the cut is
-  // its cut exactly. Not an optimum in general: stage k holds min(stages − k, micro) micro-batches,
-  // and the greedy front-loading can lose to a cut that leaves a block for a later, lighter stage
-  // (docs/performance.md, "Pipeline cut").
-  double lo = 0, hi = double(limit);
-  std::vector<int64_t> cut;
-  for (int it = 0; it < 48 && hi - lo > std::max(1.0, hi * 1e-6); ++it) {
-    const double mid = (lo + hi) / 2;
+  // The least limit under which the greedy holds every block is the optimum: the greedy holds them
+  // whenever some cut does (monotone profiles), and the greedy's own cut, run by its own stage
+  // count (no more micro-batches per stage), peaks at that limit. Integers throughout: the answer
+  // is the optimum to the byte, in at most 64 probes.
+  int64_t lo = 0, hi = fullest_stage(profile, best, micro);  // lo: no cut peaks at 0 (the workspace)
+  while (hi - lo > 1) {
+    const int64_t mid = lo + (hi - lo) / 2;
     if (profile.greedy_into(stages, micro, mid, cut)) {
-      hi = mid;
+      hi = fullest_stage(profile, cut, micro);  // at most mid
       std::swap(best, cut);
     } else {
       lo = mid;
     }
   }
-  if (fullest) {
-    __int128 peak = 0;
-    size_t first = 0;
-    for (size_t k = 0; k < best.size(); ++k) {
-      const int64_t mult = std::min(int64_t(best.size()) - int64_t(k), std::max<int64_t>(1, micro));
-      peak = std::max(peak, profile.peak(first, first + size_t(best[k]), mult));
-      first += size_t(best[k]);
-    }
-    *fullest = int64_t(peak);
-  }
+  if (fullest) *fullest = hi;
   return best;
 }
 
@@ -268,8 +267,8 @@ std::optional<Split> SplitSolver::solve(int64_t capacity, int64_t micro, int64_t
     // No forward greedy over fewer stages than the fewest any cut needs can succeed (a cut it
     // finds over s <= p stages holds with s stages' multipliers, which are no larger), so the
     // search starts there: the same answer without walking every count below it.
-    // (The limit below 2^53, where greedy's double comparison is exact; none at all: no count.)
-    if (profile_.monotone() && limit < (int64_t(1) << 53)) {
+    // (None at all: no count.)
+    if (profile_.monotone()) {
       const int64_t fewest = profile_.fewest_stages(micro, limit);
       first_p = fewest > 0 ? std::max(first_p, fewest) : std::numeric_limits<int64_t>::max();
     }

@@ -23,11 +23,13 @@ class StageProfile {
   /// workspace (exact, in 128 bits).
   __int128 peak(size_t first, size_t last, int64_t mult) const;
   /// The greedy cut: each stage takes as many blocks as fit under `limit` (stage k of `stages`
-  /// holds min(stages − k, micro) micro-batches); empty if `stages` stages cannot hold every block.
-  /// O(stages × log blocks).
-  std::vector<int64_t> greedy(int64_t stages, int64_t micro, double limit) const;
+  /// holds min(stages − k, micro) micro-batches), and a stage whose first block does not fit is
+  /// left empty for the later, lighter stages; empty if `stages` stages cannot hold every block.
+  /// For a monotone profile it holds every block whenever any cut into at most `stages` stages
+  /// does (each of its stages ends at or after that cut's). O(stages × log blocks).
+  std::vector<int64_t> greedy(int64_t stages, int64_t micro, int64_t limit) const;
   /// The same into `sizes` (its storage reused across the balancing probes); false where greedy is empty.
-  bool greedy_into(int64_t stages, int64_t micro, double limit, std::vector<int64_t>& sizes) const;
+  bool greedy_into(int64_t stages, int64_t micro, int64_t limit, std::vector<int64_t>& sizes) const;
   /// The fewest stages of any cut whose stages all peak at or under `limit` (stage k of p holding
   /// min(p − k, micro) micro-batches), by a greedy from the last stage backwards (whose
   /// multipliers do not depend on p); 0 if none. Monotone profiles only. O(stages × log blocks).
@@ -48,10 +50,11 @@ class StageProfile {
   bool monotone_ = true;                        // every term non-negative (stage peaks grow with blocks)
 };
 
-/// Pipeline stage sizes (blocks per stage, in order) minimising the fullest stage's peak, with
-/// `stages` stages; stage k of a 1F1B schedule holds min(stages − k, micro_batches) micro-batches
-/// of activations. Empty if no cut into `stages` fits `limit` peak bytes. The balance bisects the
-/// stage limit over the greedy cut (the first implementation's probes, so its cuts exactly).
+/// Pipeline stage sizes (blocks per stage, in order) minimising the fullest stage's peak over every
+/// cut into at most `stages` stages, exactly; a cut into s stages is a 1F1B schedule whose stage k
+/// holds min(s − k, micro_batches) micro-batches of activations. Empty if none fits `limit` peak
+/// bytes. An integer bisection over the limit of the greedy cut, which is exact for monotone
+/// profiles (every real model's; a profile with a negative block takes the greedy's answer).
 std::vector<int64_t> pipeline_cut(const StageProfile& profile, int64_t stages, int64_t micro_batches, int64_t limit,
                                   int64_t* fullest = nullptr);
 std::vector<int64_t> pipeline_cut(const MemoryModel& memory, int64_t stages, int64_t micro_batches,

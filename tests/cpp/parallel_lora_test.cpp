@@ -63,7 +63,7 @@ TEST_CASE("LoRA under ZeRO-3: the base partitioned too, the gradient buffer the 
   CHECK(at[R::kParams] == 2 * ((kBase + kAdapters) / 4 + (2 * kLayers + 1) * kHidden));
 }
 
-TEST_CASE("LoRA across GPUs: ZeRO is planned, FSDP and QLoRA say they are not modelled") {
+TEST_CASE("LoRA across GPUs: ZeRO is planned, FSDP1 says it is not modelled") {
   const Catalog cat = load_catalog();
   const Model m = trace_golden("meta-llama-3-8b.json");
   const Plan zero = make_plan(m, parse_options(opts("zero2", 4)), cat);

@@ -77,7 +77,7 @@ export function parallelView(r, h) {
       }),
       el('td', { className: 'reason' }, bad.length ? h.text(bad[0].topology.note) : ''));
   });
-  const smallest = h.table(`Smallest N per card and strategy at batch ${h.int(x.batch)} (one rank must fit the card)`,
+  const smallest = rows.length === 0 ? null : h.table(`Smallest N per card and strategy at batch ${h.int(x.batch)} (one rank must fit the card)`,
     ['Card', ...strategies.map((s) => `#${s.label}`), 'Not recommended because'], rows, 'smallest');
 
   const assumptions = h.list(x.assumptions).length ? el('details', { id: 'parallel-assumptions' }, el('summary', null, `What the per-rank model assumes (${h.list(x.assumptions).length})`),
