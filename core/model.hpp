@@ -148,6 +148,9 @@ struct AttentionGeom {
                             // 1500 frames of a 30 s window); 0 = the source sequence (seq)
   int64_t compress_ratio = 0; // DeepSeek-V4 CSA / HCA: beside the window, one compressed entry of
   int64_t compressed_dim = 0; // compressed_dim elements per compress_ratio tokens is cached (0: none)
+  int64_t chunk = 0;        // chunked local attention in the module's own fp32 code, whatever the
+                            // attention implementation (Gemma 4's audio): queries in chunks of
+                            // `chunk`, each chunk's keys a context of `window` (0: none)
 };
 
 /// Which tokens a block runs over: the text sequence, or the tokens of each image (a vision tower
@@ -341,15 +344,20 @@ struct StoredWeights {
 /// How seconds of audio per sample become an audio tower's tokens (plan option audio_seconds;
 /// arch/audio_clip.hpp rescales a traced Model to another length).
 struct AudioClip {
-  enum class Rule { none, fixed_window, chunked, unsized };
+  enum class Rule { none, fixed_window, chunked, per_second, unsized };
   Rule rule = Rule::none;   // none: no audio tower; fixed_window: every input padded to one window
                             // (Whisper); chunked: mel frames cut into padded chunks (Qwen3-Omni);
-                            // unsized: a tower traced with no audio (Gemma 4: not planned)
+                            // per_second: tokens_per_second a second up to max_seconds (Gemma 4);
+                            // unsized: a tower traced with no audio (not planned)
   int64_t seconds = 0;      // the length the Model's audio blocks hold
   int64_t max_seconds = 0;  // fixed_window: the window (longer input is refused)
   int64_t frames_per_second = 100;  // log-mel frames (10 ms hop at 16 kHz)
   int64_t chunk_frames = 0;         // chunked: frames per chunk (2 × n_window)
   int64_t window_chunks = 1;        // chunked: chunks per attention window (n_window_infer / chunk)
+  int64_t tokens_per_second = 0;    // per_second: encoder tokens per second of audio
+  /// The tower is sized by the seconds asked (chunked, per_second): the Planner plans a rescaled
+  /// copy (arch/audio_clip.hpp with_audio_seconds), and make_plan refuses a Model of another length.
+  bool sized_by_seconds() const { return rule == Rule::chunked || rule == Rule::per_second; }
 };
 
 struct Model {

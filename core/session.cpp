@@ -47,7 +47,7 @@ struct Traced {
   mutable std::map<int64_t, Model> clips;
 
   const Model& model_for(const Options& o) const {
-    if (!o.audio_seconds || model.audio.rule != AudioClip::Rule::chunked || *o.audio_seconds == model.audio.seconds)
+    if (!o.audio_seconds || !model.audio.sized_by_seconds() || *o.audio_seconds == model.audio.seconds)
       return model;
     auto it = clips.find(*o.audio_seconds);
     if (it != clips.end()) return it->second;

@@ -8,14 +8,15 @@
 
 namespace cardfit {
 
-/// Encoder tokens of one sample of `seconds` under `clip` (fixed_window: the window's).
+/// Encoder tokens of one sample of `seconds` under a rescaling `clip` (0 for the other rules).
 int64_t audio_clip_tokens(const AudioClip& clip, int64_t seconds);
 /// chunked: the padded conv chunks of one sample of `seconds` (the last chunk padded to the others).
 int64_t audio_clip_chunks(const AudioClip& clip, int64_t seconds);
-/// The note the Model carries about its audio at `seconds` (empty for none and unsized).
+/// The note the Model carries about its audio at `seconds` (empty for the rules that do not rescale).
 std::string audio_clip_note(const AudioClip& clip, int64_t seconds);
-/// A chunked tower's `m` with its audio blocks holding `seconds` per sample, cost classes derived
-/// again; any other model as it is (a fixed window plans the same for every clip it takes; the
+/// A rescaling tower's `m` with its audio blocks holding `seconds` per sample (each position count
+/// scaled by the clip's units: padded chunks, or seconds), cost classes derived again; any other
+/// model as it is (a fixed window plans the same for every clip it takes; the
 /// lengths a tower refuses are refused by plan/validate.hpp first).
 Model with_audio_seconds(const Model& m, int64_t seconds);
 

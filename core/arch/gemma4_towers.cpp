@@ -1,6 +1,7 @@
 // The Gemma 4 vision and audio towers (see gemma4_towers.hpp).
 #include "gemma4_towers.hpp"
 
+#include "audio_clip.hpp"
 #include "blocks.hpp"
 #include "vision.hpp"
 
@@ -120,21 +121,47 @@ Gemma4VisionSpec read_gemma4_vision(const Config& v) {
   return s;
 }
 
+// Gemma4AudioFeatureExtractor: 16 kHz, 10 ms hop, 128 mel bins (feature_size; the config has no
+// key), clips cut at max_length 480,000 samples (30 s); Gemma4AudioSubSampleConvProjection halves
+// time and frequency twice, so 25 encoder tokens a second (modeling_gemma4.py, read 2026-12-03).
+constexpr int64_t kGemma4Mels = 128, kGemma4TokensPerSecond = 25, kGemma4MaxSeconds = 30;
+int64_t half_up(int64_t n) { return (n + 1) / 2; }  // Conv2d k 3, stride 2, padding 1
+
 void gemma4_audio(ModelBuilder& b, const Gemma4AudioSpec& s, int64_t text_hidden) {
-  b.model().audio.rule = AudioClip::Rule::unsized;  // its weights only: no audio is planned through it
+  AudioClip& clip = b.model().audio;
+  clip.rule = AudioClip::Rule::per_second;
+  clip.seconds = s.seconds;
+  clip.max_seconds = kGemma4MaxSeconds;
+  clip.tokens_per_second = kGemma4TokensPerSecond;
   const std::string p = "model.audio_tower.", sub = p + "subsample_conv_projection.";
   const int64_t h = s.hidden, c0 = s.channels[0], c1 = s.channels[1];
+  // (samples − 161) // 160 + 1 = 100 S − 1 frames; ceil(frames / 2), then ceil(frames / 4) = 25 S.
+  const int64_t frames = checked_mul(s.seconds, clip.frames_per_second, "audio frames") - 1;
+  const int64_t tokens = audio_clip_tokens(clip, s.seconds);
+  const int64_t freq0 = half_up(kGemma4Mels), freq1 = half_up(freq0);
   int64_t bounds = 0;
   auto block = [&](const std::string& name, const std::string& kind) {
-    vision_block(b, name, kind, 0, h, Domain::audio);  // 0 tokens per sample: no audio is planned
+    vision_block(b, name, kind, tokens, h, Domain::audio);
   };
+  // A node of the conv front end runs at its own time × frequency positions.
+  auto at_positions = [&](int64_t positions) { b.model().blocks.back().nodes.back().tokens_per_image = positions; };
   b.restart();  // log-mel frames
   block(p + "subsample_conv_projection", "other");
   b.reads({});
+  const int64_t pos0 = checked_mul(half_up(frames), freq0, "audio conv positions");
+  const int64_t pos1 = checked_mul(tokens, freq1, "audio conv positions");
   conv(b, sub + "layer0.conv", {c0, 1, 3, 3}, 9, c0);
+  at_positions(pos0);
   b.norm(sub + "layer0.norm", c0, NormKind::layernorm_nobias);
+  at_positions(pos0);
+  b.activation(sub + "layer0.act", c0, "relu");
+  at_positions(pos0);
   conv(b, sub + "layer1.conv", {c1, c0, 3, 3}, c0 * 9, c1);
+  at_positions(pos1);
   b.norm(sub + "layer1.norm", c1, NormKind::layernorm_nobias);
+  at_positions(pos1);
+  b.activation(sub + "layer1.act", c1, "relu");
+  at_positions(pos1);
   b.linear(sub + "input_proj_linear", c0 / 4 * c1, h, {.role = Role::other});
   b.set_stream(b.cursor());
   auto feed_forward = [&](const std::string& f) {
@@ -161,7 +188,11 @@ void gemma4_audio(ModelBuilder& b, const Gemma4AudioSpec& s, int64_t text_hidden
     b.node({.name = a + ".per_dim_scale", .op = Op::other, .detail = "per_dim_scale", .in = h, .out = h,
             .params = b.tensor(a + ".per_dim_scale", {h / s.heads}, Role::attention)});
     b.linear(a + ".relative_k_proj", h, h, {.role = Role::attention});  // over the relative position table
-    b.attention(a + ".attn", {.heads = s.heads, .kv_heads = s.heads, .head_dim = h / s.heads, .causal = false}, h);
+    // Gemma4AudioAttention: chunks of attention_chunk_size queries, each over a context of
+    // chunk + context_left − 1 + context_right keys, in fp32 (its own matmuls, any implementation).
+    b.attention(a + ".attn", {.heads = s.heads, .kv_heads = s.heads, .head_dim = h / s.heads,
+                              .window = s.chunk + s.context_left - 1 + s.context_right, .causal = false,
+                              .chunk = s.chunk}, h);
     clippable(b, a + ".post", h, h, bounds, Role::attention);
     b.norm(k + ".norm_post_attn", h, NormKind::rmsnorm);
     b.residual(k + ".residual_attn", h);
@@ -181,6 +212,7 @@ void gemma4_audio(ModelBuilder& b, const Gemma4AudioSpec& s, int64_t text_hidden
   b.linear(p + "output_proj", h, s.out, {.bias = true, .role = Role::projector});
   embedder(b, "model.embed_audio", s.out, text_hidden);
   note_bounds(b, "audio", s.clipped, bounds);
+  b.note(audio_clip_note(clip, s.seconds));
 }
 
 Gemma4AudioSpec read_gemma4_audio(const Config& a) {
@@ -192,6 +224,9 @@ Gemma4AudioSpec read_gemma4_audio(const Config& a) {
   s.out = a.positive_or({"output_proj_dims"}, s.out);
   s.clipped = a.boolean_or("use_clipped_linears", s.clipped);
   s.act = a.string_or("hidden_act", s.act);
+  s.chunk = a.positive_or({"attention_chunk_size"}, s.chunk);
+  s.context_left = a.positive_or({"attention_context_left"}, s.context_left);
+  s.context_right = a.count_or({"attention_context_right"}, s.context_right);
   if (a.has("subsampling_conv_channels")) s.channels = a.integer_list("subsampling_conv_channels");
   require(s.channels.size() == 2 && s.channels[0] >= 4 && s.channels[1] > 0, a, "subsampling_conv_channels",
           "audio_config.subsampling_conv_channels must list two channel counts, the first at least 4.");

@@ -34,8 +34,10 @@ Gemma4VisionSpec read_gemma4_vision(const Config& vision);
 struct Gemma4AudioSpec {
   int64_t hidden = 1024, layers = 12, heads = 8, conv_kernel = 5, out = 1536;
   std::vector<int64_t> channels = {128, 32};  // subsampling_conv_channels
+  int64_t chunk = 12, context_left = 13, context_right = 0;  // attention_chunk_size, attention_context_*
   bool clipped = true;
   std::string act = "silu";
+  int64_t seconds = 30;  // the traced default: audio per sample (option audio_seconds rescales it)
 };
 /// A Conformer (Universal Speech Model): subsample_conv_projection (layer0/1: Conv2d 3×3 stride 2
 /// without bias + LayerNorm without bias; input_proj_linear [hidden, channels[0] / 4 · channels[1]]) →
@@ -43,8 +45,8 @@ struct Gemma4AudioSpec {
 /// post_layer_norm, add) → norm_pre_attn → self_attn (q/k/v_proj, per_dim_scale [head_dim],
 /// relative_k_proj, chunked local attention, post) → norm_post_attn → add → lconv1d (pre_layer_norm,
 /// linear_start [2h, h], GLU, depthwise_conv1d [h, 1, k], conv_norm, linear_end, add) → feed_forward2
-/// → norm_out) → output_proj [out, h] + bias → embed_audio. Domain::audio blocks of 0 tokens: cardfit
-/// has no audio-clip option, so the tower's weights are counted and no audio is planned.
+/// → norm_out) → output_proj [out, h] + bias → embed_audio. Domain::audio blocks sized for
+/// spec.seconds (Model::audio per_second: 25 tokens a second, at most 30 s).
 void gemma4_audio(ModelBuilder& b, const Gemma4AudioSpec& spec, int64_t text_hidden);
 /// Gemma4AudioConfig with its class defaults; coded errors name the field.
 Gemma4AudioSpec read_gemma4_audio(const Config& audio);

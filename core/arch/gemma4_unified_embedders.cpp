@@ -1,6 +1,7 @@
 // Gemma 4 unified's encoder-free vision and audio embedders (see gemma4_unified_embedders.hpp).
 #include "gemma4_unified_embedders.hpp"
 
+#include "audio_clip.hpp"
 #include "vision.hpp"
 
 namespace cardfit {
@@ -50,11 +51,21 @@ Gemma4UnifiedVisionSpec read_gemma4_unified_vision(const Config& v) {
 }
 
 void gemma4_unified_audio(ModelBuilder& b, int64_t samples, int64_t text_hidden) {
+  // Gemma4UnifiedAudioFeatureExtractor: the 16 kHz waveform cut into frames of audio_samples_per_token
+  // samples, the last one padded, and no cut at any length (max_length None): 25 tokens a second
+  // for its 640. A frame that does not divide a second is not proportional to seconds: unsized.
+  constexpr int64_t kRate = 16000, kSeconds = 30;  // the traced default clip, as Gemma 4's tower
+  AudioClip& clip = b.model().audio;
+  clip.rule = kRate % samples == 0 ? AudioClip::Rule::per_second : AudioClip::Rule::unsized;
+  if (clip.rule == AudioClip::Rule::per_second) {
+    clip.seconds = kSeconds;
+    clip.tokens_per_second = kRate / samples;
+  }
   b.restart();  // raw waveform frames
-  vision_block(b, "model.embed_audio", "projector", 0, samples, Domain::audio);  // 0 tokens: no audio is planned
-  b.model().audio.rule = AudioClip::Rule::unsized;
+  vision_block(b, "model.embed_audio", "projector", audio_clip_tokens(clip, clip.seconds), samples, Domain::audio);
   b.reads({});
   projection(b, "model.embed_audio", samples, text_hidden);
+  if (clip.rule == AudioClip::Rule::per_second) b.note(audio_clip_note(clip, clip.seconds));
 }
 
 int64_t read_gemma4_unified_audio(const Config& a) {

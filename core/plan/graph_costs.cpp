@@ -154,6 +154,7 @@ int64_t node_tokens(const Model& m, size_t block, size_t node, int64_t seq, int6
 
 int64_t attention_context(const Model& m, size_t block, const Node& n, int64_t seq, int64_t decoder_seq) {
   if (n.attn.cross) return n.attn.context > 0 ? n.attn.context : seq;
+  if (n.attn.chunk > 0) return n.attn.window;  // each query chunk's context of keys
   const Block& b = m.blocks[block];
   if (b.domain != Domain::text) return b.tokens_per_image;
   return block_tokens(m, block, seq, decoder_seq, 0);
@@ -517,6 +518,24 @@ BlockCost block_cost(const Model& m, size_t bi, const StepSetup& setup, int64_t 
         const bool repeat = s.attention != Attention::flash && g.kv_heads < g.heads;
         const int64_t kvh = repeat ? g.heads : g.kv_heads;
         Ten o = w.fresh(mul(g.heads, g.v_head_dim), c);
+        if (g.chunk > 0) {
+          // Chunked local attention in the module's own fp32 matmuls (Gemma4AudioAttention,
+          // modeling_gemma4.py): q, k, v cast to fp32; q scaled per dim (kept, and its chunk-padded
+          // copy); k and v unfolded into every chunk's context of `window` keys (contiguous: window /
+          // chunk times their size); the soft-capped logits' tanh and the fp32 softmax kept.
+          const int64_t chunks = (tq + g.chunk - 1) / g.chunk, hd = mul(g.heads, g.head_dim);
+          const int64_t padded = mul(chunks, g.chunk), contexts = mul(chunks, g.window);
+          const int64_t scores = mul(mul(g.heads, padded), g.window);
+          if (s.train) {
+            w.raw(mul(mul(hd, add(tq, padded)), 4));
+            w.raw(mul(mul(mul(g.heads, g.head_dim + g.v_head_dim), contexts), 4));
+            w.raw(mul(scores, 2 * 4));
+          }
+          eager_scores = std::max(eager_scores, scores);
+          widest = std::max(widest, mul(2 * g.heads, g.head_dim + g.v_head_dim));
+          result = o;
+          break;
+        }
         if (s.train) {
           // q (after RoPE), k and v as the kernel reads them (HF's sdpa path repeats K/V to all
           // heads for GQA first; flash_attention_2 does not).

@@ -231,22 +231,31 @@ void add_assumptions(Plan& p, const Model& m, const Catalog& cat) {
         "nothing before the first parameter that requires grad). 0 plans the text alone.",
         "images", std::to_string(images_per_sample(m, o)), "docs/memory-model.md#vision-towers");
   }
-  if (m.audio.rule == AudioClip::Rule::fixed_window || m.audio.rule == AudioClip::Rule::chunked) {
+  if (m.audio.rule == AudioClip::Rule::fixed_window || m.audio.sized_by_seconds()) {
     const bool window = m.audio.rule == AudioClip::Rule::fixed_window;
+    const bool per_second = m.audio.rule == AudioClip::Rule::per_second;
     int64_t tokens = 0;  // the encoder's tokens per sample, as the audio blocks hold them
     for (const auto& b : m.blocks)
       if (b.domain == Domain::audio) tokens = std::max(tokens, b.tokens_per_image);
+    const std::string scale = "; the tower's FLOPs and activations scale with batch × tokens, not seq.";
     add("audio",
         window ? "Audio per sample: one " + std::to_string(m.audio.max_seconds) + " s window through the encoder, "
                  "whatever the clip's length (the feature extractor pads every input to it; the encoder refuses "
                  "any other length); audio_seconds above the window is refused."
-               : "Audio per sample: " + std::to_string(tokens) + " encoder tokens "
+        : per_second
+            ? "Audio per sample: " + std::to_string(tokens) + " audio tokens for " + std::to_string(m.audio.seconds) +
+                  " s (" + std::to_string(m.audio.tokens_per_second) + " a second" +
+                  (m.audio.max_seconds > 0 ? ", clips cut at " + std::to_string(m.audio.max_seconds) + " s" : "") +
+                  "; a conformer tower attends within chunks of its context)" + scale
+            : "Audio per sample: " + std::to_string(tokens) + " encoder tokens "
                  "for " + std::to_string(m.audio.seconds) + " s (" + std::to_string(m.audio.frames_per_second) +
                  " mel frames a second in padded chunks of " + std::to_string(m.audio.chunk_frames) + ", each chunk's "
-                 "own output length kept); the tower's FLOPs and activations scale with batch × tokens, not seq.",
+                 "own output length kept)" + scale,
         "audio_seconds", std::to_string(m.audio.seconds),
-        window ? "transformers models/whisper/feature_extraction_whisper.py, modeling_whisper.py WhisperEncoder"
-               : "transformers models/qwen3_omni_moe/modeling_qwen3_omni_moe.py Qwen3OmniMoeAudioEncoder");
+        window       ? "transformers models/whisper/feature_extraction_whisper.py, modeling_whisper.py WhisperEncoder"
+        : per_second ? "transformers models/gemma4/feature_extraction_gemma4.py, modeling_gemma4.py "
+                       "Gemma4AudioSubSampleConvProjection, Gemma4AudioAttention (read 2026-12-03)"
+                     : "transformers models/qwen3_omni_moe/modeling_qwen3_omni_moe.py Qwen3OmniMoeAudioEncoder");
   }
   add("mfu", "Model FLOPs utilisation for the cost roofline (recomputation counted as executed FLOPs).", "mfu",
       num(o.mfu.value_or(cat.mfu)), cat.mfu_source);
@@ -261,7 +270,7 @@ void add_assumptions(Plan& p, const Model& m, const Catalog& cat) {
 Plan make_plan(const Model& m, const Options& given, const Catalog& cat, MemoryCache* cache) {
   // audio_seconds is applied to the Model before planning (arch/audio_clip.hpp with_audio_seconds,
   // as the Planner does): a Model whose clip differs would plan another length than asked.
-  if (given.audio_seconds && m.audio.rule == AudioClip::Rule::chunked && m.audio.seconds != *given.audio_seconds)
+  if (given.audio_seconds && m.audio.sized_by_seconds() && m.audio.seconds != *given.audio_seconds)
     throw Error(ErrorCode::internal, "make_plan: the Model holds " + std::to_string(m.audio.seconds) +
                                          " s of audio, the options ask " + std::to_string(*given.audio_seconds));
   const Options options = with_checkpoint_quant(m, given);  // a bitsandbytes checkpoint's own base

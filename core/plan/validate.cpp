@@ -139,6 +139,13 @@ void validate_request(const Config& cfg, const Model& model, const Options& opti
                     std::to_string(model.audio.max_seconds) + " s window per input (" +
                     std::to_string(*options.audio_seconds) + " s given); longer audio is cut into windows, each its own sample.",
                 "audio_seconds");
+  if (options.audio_seconds && model.audio.rule == AudioClip::Rule::per_second && model.audio.max_seconds > 0 &&
+      *options.audio_seconds > model.audio.max_seconds)
+    throw Error(ErrorCode::option_value,
+                "Option audio_seconds: " + model.model_type + "'s feature extractor cuts every clip at " +
+                    std::to_string(model.audio.max_seconds) + " s (" + std::to_string(*options.audio_seconds) +
+                    " s given); longer audio is split into clips, each its own sample or its own audio segment.",
+                "audio_seconds");
   // llama.cpp refuses to start with a quantized V cache and no flash attention (llama-context.cpp:
   // "V cache quantization requires flash_attn"): refused here too rather than planned.
   if (options.engine == Engine::llamacpp && !llamacpp_flash_attention(options) && gguf_block(options.cache_type_v).block_elements > 1)

@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 
 #include "arch/audio_clip.hpp"
+#include "plan/cards.hpp"
+#include "plan/memory.hpp"
 #include "test_util.hpp"
 
 using namespace cardfit;
@@ -96,11 +98,72 @@ TEST_CASE("Whisper: one 30 s window whatever the clip, and a longer one refused"
   CHECK(refused.at("error").at("path") == "audio_seconds");
 }
 
-TEST_CASE("Gemma 4: a tower traced without audio refuses audio_seconds rather than plan none", "[audio]") {
+TEST_CASE("Gemma 4: 25 audio tokens a second through the conformer, clips cut at 30 s", "[audio]") {
   const Model m = trace_golden("gemma-4-e2b-it.json");
-  CHECK(m.audio.rule == AudioClip::Rule::unsized);
-  const json r = plan(golden_file("gemma-4-e2b-it.json").at("config").dump(), {{"audio_seconds", 10}});
+  REQUIRE(m.audio.rule == AudioClip::Rule::per_second);
+  CHECK(m.audio.seconds == 30);
+  CHECK(m.audio.max_seconds == 30);  // Gemma4AudioFeatureExtractor max_length 480,000 samples at 16 kHz
+  // (16000 S − 161) // 160 + 1 = 100 S − 1 frames, halved twice by the stride-2 convs: 25 S tokens.
+  CHECK(audio_clip_tokens(m.audio, 1) == 25);
+  CHECK(audio_clip_tokens(m.audio, 30) == 750);
+  CHECK(encoder_tokens(m) == 750);
+  // layer0 runs ceil(2999 / 2) = 1500 frames × 64 of the 128 mel bins, layer1 750 × 32.
+  const std::string sub = "model.audio_tower.subsample_conv_projection.";
+  CHECK(node_named(m, sub + "layer0.conv").tokens_per_image == 1500 * 64);
+  CHECK(node_named(m, sub + "layer1.conv").tokens_per_image == 750 * 32);
+  // Gemma4AudioAttention: chunks of 12 queries over 12 + 13 − 1 + 0 = 24 keys, in its own fp32 code.
+  const Node& attn = node_named(m, "model.audio_tower.layers.0.self_attn.attn");
+  CHECK(attn.attn.chunk == 12);
+  CHECK(attn.attn.window == 24);
+
+  const Model twelve = with_audio_seconds(m, 12), day = with_audio_seconds(m, 24);
+  CHECK(encoder_tokens(twelve) == 300);
+  CHECK(node_named(twelve, sub + "layer0.conv").tokens_per_image == 600 * 64);
+  bool noted = false;
+  for (const auto& n : twelve.notes) noted = noted || n.find("one 12 s clip") != std::string::npos;
+  CHECK(noted);
+  // 300 and 600 tokens are whole chunks of 12: every audio block keeps exactly twice as much at 24 s.
+  Options o;
+  o.mode = Mode::full;
+  const Overheads oh = load_catalog().overheads;
+  const MemoryModel at12(twelve, o, Mode::full, 512, oh), at24(day, o, Mode::full, 512, oh);
+  REQUIRE(at12.blocks().size() == m.blocks.size());
+  int audio_blocks = 0;
+  for (size_t i = 0; i < m.blocks.size(); ++i) {
+    INFO(m.blocks[i].name);
+    if (m.blocks[i].domain == Domain::audio) {
+      CHECK(at24.blocks()[i].acts == 2 * at12.blocks()[i].acts);
+      audio_blocks += at12.blocks()[i].acts > 0;
+    } else {
+      CHECK(at24.blocks()[i].acts == at12.blocks()[i].acts);  // the text does not move
+    }
+  }
+  CHECK(audio_blocks == 1 + 12 + 1);  // the conv front end, the 12 conformer layers, the projector
+
+  // Through the Planner: longer clips keep more; the traced length is the default plan; past 30 s refused.
+  const std::string config = golden_file("gemma-4-e2b-it.json").at("config").dump();
+  auto forward_end = [&](int seconds) {
+    json o = {{"mode", "full"}};
+    if (seconds > 0) o["audio_seconds"] = seconds;
+    const json r = plan(config, o);
+    REQUIRE(r.at("ok") == true);
+    return int64_t(r.at("plan").at("phases").at("forward_end"));
+  };
+  CHECK(forward_end(10) < forward_end(20));
+  CHECK(forward_end(30) == forward_end(0));
+  const json r = plan(config, {{"audio_seconds", 31}});
   CHECK(r.at("ok") == false);
   CHECK(r.at("error").at("code") == "options.value");
   CHECK(r.at("error").at("path") == "audio_seconds");
+}
+
+TEST_CASE("Gemma 4 unified: the waveform embedder takes 640 samples a token, 25 a second, uncut", "[audio]") {
+  const Model m = trace_golden("gemma-4-12b.json");
+  REQUIRE(m.audio.rule == AudioClip::Rule::per_second);
+  CHECK(m.audio.tokens_per_second == 25);
+  CHECK(m.audio.max_seconds == 0);
+  const Model minute = with_audio_seconds(m, 60);
+  for (const auto& b : minute.blocks)
+    if (b.domain == Domain::audio) CHECK(b.tokens_per_image == 1500);
+  CHECK(plan(golden_file("gemma-4-12b.json").at("config").dump(), {{"audio_seconds", 120}}).at("ok") == true);
 }

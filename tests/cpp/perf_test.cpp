@@ -342,7 +342,8 @@ TEST_CASE("the structural signature ignores names, layer indices and absolute va
   };
 
   for (int64_t AttentionGeom::*field : {&AttentionGeom::heads, &AttentionGeom::kv_heads, &AttentionGeom::head_dim,
-                            &AttentionGeom::v_head_dim, &AttentionGeom::window, &AttentionGeom::cache_dim})
+                            &AttentionGeom::v_head_dim, &AttentionGeom::window, &AttentionGeom::cache_dim,
+                            &AttentionGeom::compress_ratio, &AttentionGeom::compressed_dim, &AttentionGeom::chunk})
     edits.push_back([field](Block& b) {
       for (auto& n : b.nodes)
         if (n.op == Op::attention) n.attn.*field += 1;
