@@ -121,11 +121,13 @@ Gemma4VisionSpec read_gemma4_vision(const Config& v) {
   return s;
 }
 
+namespace {
 // Gemma4AudioFeatureExtractor: 16 kHz, 10 ms hop, 128 mel bins (feature_size; the config has no
 // key), clips cut at max_length 480,000 samples (30 s); Gemma4AudioSubSampleConvProjection halves
 // time and frequency twice, so 25 encoder tokens a second (modeling_gemma4.py, read 2026-12-03).
 constexpr int64_t kGemma4Mels = 128, kGemma4TokensPerSecond = 25, kGemma4MaxSeconds = 30;
 int64_t half_up(int64_t n) { return (n + 1) / 2; }  // Conv2d k 3, stride 2, padding 1
+}  // namespace
 
 void gemma4_audio(ModelBuilder& b, const Gemma4AudioSpec& s, int64_t text_hidden) {
   AudioClip& clip = b.model().audio;

@@ -15,21 +15,14 @@ using namespace cardfit::test;
 using R = RankModel;
 
 namespace {
-// Rank 16, r × (in + out) per projection: q, o 4096 → 4096; k, v 4096 → 1024; gate, up 4096 →
-// 14336; down 14336 → 4096.
-constexpr int64_t kRank = 16;
-constexpr int64_t kAdapterLayer =
-    kRank * (2 * (kHidden + kHidden) + 2 * (kHidden + kKvw) + 3 * (kHidden + kInter));
-constexpr int64_t kAdapters = kLayers * kAdapterLayer;
+constexpr int64_t kRank = kAllProjectionsRank;
+constexpr int64_t kAdapterLayer = kAllProjectionsLayer;
+constexpr int64_t kAdapters = kAllProjectionsAdapters;
 
 struct Setup : Llama8bRanks {
   explicit Setup(const std::string& options) : Llama8bRanks(options, Mode::lora) {}
 };
-std::string opts(const char* parallel, int64_t n) {
-  return std::string(R"({"mode":"lora","seq":2048,"precision":"bf16-mixed","lora_rank":16,)") +
-         R"("lora_targets":["q_proj","k_proj","v_proj","o_proj","gate_proj","up_proj","down_proj"],"gpus":)" +
-         std::to_string(n) + R"(,"parallel":")" + parallel + "\"}";
-}
+std::string opts(const char* parallel, int64_t n) { return all_projections_options("lora", parallel, n); }
 int64_t single_bytes(const Setup& s, size_t event, int c) {
   const auto& e = s.single->events()[event];
   return e.fixed[size_t(c)] + e.per_sample[size_t(c)];

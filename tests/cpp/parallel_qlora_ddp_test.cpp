@@ -13,14 +13,9 @@ using namespace cardfit::test;
 using R = RankModel;
 
 namespace {
-constexpr int64_t kRank = 16;
-constexpr int64_t kAdapters =
-    kLayers * kRank * (2 * (kHidden + kHidden) + 2 * (kHidden + kKvw) + 3 * (kHidden + kInter));
-
+constexpr int64_t kAdapters = kAllProjectionsAdapters;
 std::string opts(const char* parallel, int64_t n, const char* extra = "") {
-  return std::string(R"({"mode":"qlora","seq":2048,"precision":"bf16-mixed","lora_rank":16,)") +
-         R"("lora_targets":["q_proj","k_proj","v_proj","o_proj","gate_proj","up_proj","down_proj"],"gpus":)" +
-         std::to_string(n) + R"(,"parallel":")" + parallel + "\"" + extra + "}";
+  return all_projections_options("qlora", parallel, n, extra);
 }
 // The optimizer step: the last moment of the single card's step (a load phase may come first).
 size_t step_of(const MemoryModel& mm) {

@@ -18,6 +18,20 @@ constexpr int64_t kHidden = 4096, kKvw = 1024, kLayers = 32, kInter = 14336, kVo
 constexpr int64_t kLayer = 2 * kHidden * kHidden + 2 * kHidden * kKvw + 3 * kHidden * kInter + 2 * kHidden;
 constexpr int64_t kBase = kLayers * kLayer + 2 * kVocab * kHidden + kHidden;
 
+// Rank-16 LoRA on every projection, r × (in + out) each: q, o 4096 → 4096; k, v 4096 → 1024;
+// gate, up 4096 → 14336; down 14336 → 4096.
+constexpr int64_t kAllProjectionsRank = 16;
+constexpr int64_t kAllProjectionsLayer =
+    kAllProjectionsRank * (2 * (kHidden + kHidden) + 2 * (kHidden + kKvw) + 3 * (kHidden + kInter));
+constexpr int64_t kAllProjectionsAdapters = kLayers * kAllProjectionsLayer;
+/// Those adapters' options (`mode` lora or qlora, bf16 mixed precision, 2,048 tokens) under
+/// `parallel` over n GPUs; `extra` is spliced in before the closing brace (",\"tp\":2").
+inline std::string all_projections_options(const char* mode, const char* parallel, int64_t n, const char* extra = "") {
+  return std::string(R"({"mode":")") + mode + R"(","seq":2048,"precision":"bf16-mixed","lora_rank":16,)" +
+         R"("lora_targets":["q_proj","k_proj","v_proj","o_proj","gate_proj","up_proj","down_proj"],"gpus":)" +
+         std::to_string(n) + R"(,"parallel":")" + parallel + "\"" + extra + "}";
+}
+
 struct Llama8bRanks {
   Model model = trace_golden("meta-llama-3-8b.json");
   Options opt;
