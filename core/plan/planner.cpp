@@ -254,7 +254,7 @@ CARDFIT_FOR_SIZE void add_assumptions(Plan& p, const Model& m, const Catalog& ca
             ? "Audio per sample: " + std::to_string(tokens) + " audio tokens for " + std::to_string(m.audio.seconds) +
                   " s (" + std::to_string(m.audio.tokens_per_second) + " a second" +
                   (m.audio.max_seconds > 0 ? ", clips cut at " + std::to_string(m.audio.max_seconds) + " s" : "") +
-                  "; a conformer tower attends within chunks of its context)" + scale
+                  ")" + scale
             : "Audio per sample: " + std::to_string(tokens) + " encoder tokens "
                  "for " + std::to_string(m.audio.seconds) + " s (" + std::to_string(m.audio.frames_per_second) +
                  " mel frames a second in padded chunks of " + std::to_string(m.audio.chunk_frames) + ", each chunk's "
