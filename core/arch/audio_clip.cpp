@@ -57,7 +57,7 @@ Model with_audio_seconds(const Model& m, int64_t seconds) {
   if (!c.sized_by_seconds()) return m;  // a fixed window pads every clip to itself
   Model r = m;
   r.audio.seconds = seconds;
-  const int64_t was_chunks = clip_units(c, c.seconds), chunks = clip_units(c, seconds);
+  const int64_t was_units = clip_units(c, c.seconds), units = clip_units(c, seconds);
   const int64_t was_tokens = audio_clip_tokens(c, c.seconds), tokens = audio_clip_tokens(c, seconds);
   for (Block& b : r.blocks) {
     if (b.domain != Domain::audio || holds_weights_only(b)) continue;  // the talker's parked blocks
@@ -65,8 +65,8 @@ Model with_audio_seconds(const Model& m, int64_t seconds) {
     b.tokens_per_image = tokens;
     for (Node& n : b.nodes) {
       if (n.tokens_per_image <= 0) continue;
-      if (n.tokens_per_image % was_chunks) throw Error(ErrorCode::internal, "audio node " + n.name + " is not per clip unit");
-      n.tokens_per_image = checked_mul(n.tokens_per_image / was_chunks, chunks, "audio positions");
+      if (n.tokens_per_image % was_units) throw Error(ErrorCode::internal, "audio node " + n.name + " is not per clip unit");
+      n.tokens_per_image = checked_mul(n.tokens_per_image / was_units, units, "audio positions");
     }
   }
   const std::string was = audio_clip_note(c, c.seconds);

@@ -145,25 +145,22 @@ void gemma4_audio(ModelBuilder& b, const Gemma4AudioSpec& s, int64_t text_hidden
   auto block = [&](const std::string& name, const std::string& kind) {
     vision_block(b, name, kind, tokens, h, Domain::audio);
   };
-  // A node of the conv front end runs at its own time × frequency positions.
-  auto at_positions = [&](int64_t positions) { b.model().blocks.back().nodes.back().tokens_per_image = positions; };
+  // One conv layer (Conv2d, LayerNorm over channels, ReLU), each node at the layer's own
+  // time × frequency positions.
+  auto conv_layer = [&](const std::string& l, Shape shape, int64_t in, int64_t out, int64_t positions) {
+    auto at_positions = [&] { b.model().blocks.back().nodes.back().tokens_per_image = positions; };
+    conv(b, l + ".conv", std::move(shape), in, out);
+    at_positions();
+    b.norm(l + ".norm", out, NormKind::layernorm_nobias);
+    at_positions();
+    b.activation(l + ".act", out, "relu");
+    at_positions();
+  };
   b.restart();  // log-mel frames
   block(p + "subsample_conv_projection", "other");
   b.reads({});
-  const int64_t pos0 = checked_mul(half_up(frames), freq0, "audio conv positions");
-  const int64_t pos1 = checked_mul(tokens, freq1, "audio conv positions");
-  conv(b, sub + "layer0.conv", {c0, 1, 3, 3}, 9, c0);
-  at_positions(pos0);
-  b.norm(sub + "layer0.norm", c0, NormKind::layernorm_nobias);
-  at_positions(pos0);
-  b.activation(sub + "layer0.act", c0, "relu");
-  at_positions(pos0);
-  conv(b, sub + "layer1.conv", {c1, c0, 3, 3}, c0 * 9, c1);
-  at_positions(pos1);
-  b.norm(sub + "layer1.norm", c1, NormKind::layernorm_nobias);
-  at_positions(pos1);
-  b.activation(sub + "layer1.act", c1, "relu");
-  at_positions(pos1);
+  conv_layer(sub + "layer0", {c0, 1, 3, 3}, 9, c0, checked_mul(half_up(frames), freq0, "audio conv positions"));
+  conv_layer(sub + "layer1", {c1, c0, 3, 3}, c0 * 9, c1, checked_mul(tokens, freq1, "audio conv positions"));
   b.linear(sub + "input_proj_linear", c0 / 4 * c1, h, {.role = Role::other});
   b.set_stream(b.cursor());
   auto feed_forward = [&](const std::string& f) {

@@ -847,8 +847,8 @@ ParallelPlan plan_parallel(const Model& m, const Options& opt, const MemoryModel
   const Candidate cands[] = {{Parallel::fsdp, false},  {Parallel::fsdp2, false}, {Parallel::hsdp, false},
                              {Parallel::zero1, false}, {Parallel::zero2, false}, {Parallel::zero3, false},
                              {Parallel::zero3, true}};
-  for (const auto& card : cat.cards) {
-    if (qlora_ok) break;  // no sharding strategy to search
+  const std::vector<Card> none;  // QLoRA: no sharding strategy to search
+  for (const auto& card : qlora_ok ? none : cat.cards) {
     CardParallel row;
     row.card = &card;
     for (const auto& cand : cands)

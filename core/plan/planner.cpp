@@ -240,30 +240,30 @@ CARDFIT_FOR_SIZE void add_assumptions(Plan& p, const Model& m, const Catalog& ca
         "images", std::to_string(images_per_sample(m, o)), "docs/memory-model.md#vision-towers");
   }
   if (m.audio.rule == AudioClip::Rule::fixed_window || m.audio.sized_by_seconds()) {
-    const bool window = m.audio.rule == AudioClip::Rule::fixed_window;
-    const bool per_second = m.audio.rule == AudioClip::Rule::per_second;
     int64_t tokens = 0;  // the encoder's tokens per sample, as the audio blocks hold them
     for (const auto& b : m.blocks)
       if (b.domain == Domain::audio) tokens = std::max(tokens, b.tokens_per_image);
     const std::string scale = "; the tower's FLOPs and activations scale with batch × tokens, not seq.";
-    add("audio",
-        window ? "Audio per sample: one " + std::to_string(m.audio.max_seconds) + " s window through the encoder, "
-                 "whatever the clip's length (the feature extractor pads every input to it; the encoder refuses "
-                 "any other length); audio_seconds above the window is refused."
-        : per_second
-            ? "Audio per sample: " + std::to_string(tokens) + " audio tokens for " + std::to_string(m.audio.seconds) +
-                  " s (" + std::to_string(m.audio.tokens_per_second) + " a second" +
-                  (m.audio.max_seconds > 0 ? ", clips cut at " + std::to_string(m.audio.max_seconds) + " s" : "") +
-                  ")" + scale
-            : "Audio per sample: " + std::to_string(tokens) + " encoder tokens "
-                 "for " + std::to_string(m.audio.seconds) + " s (" + std::to_string(m.audio.frames_per_second) +
-                 " mel frames a second in padded chunks of " + std::to_string(m.audio.chunk_frames) + ", each chunk's "
-                 "own output length kept)" + scale,
-        "audio_seconds", std::to_string(m.audio.seconds),
-        window       ? "transformers models/whisper/feature_extraction_whisper.py, modeling_whisper.py WhisperEncoder"
-        : per_second ? "transformers models/gemma4/feature_extraction_gemma4.py, modeling_gemma4.py "
-                       "Gemma4AudioSubSampleConvProjection, Gemma4AudioAttention (read 2026-12-03)"
-                     : "transformers models/qwen3_omni_moe/modeling_qwen3_omni_moe.py Qwen3OmniMoeAudioEncoder");
+    std::string text, source;
+    if (m.audio.rule == AudioClip::Rule::fixed_window) {
+      text = "Audio per sample: one " + std::to_string(m.audio.max_seconds) + " s window through the encoder, "
+             "whatever the clip's length (the feature extractor pads every input to it; the encoder refuses "
+             "any other length); audio_seconds above the window is refused.";
+      source = "transformers models/whisper/feature_extraction_whisper.py, modeling_whisper.py WhisperEncoder";
+    } else if (m.audio.rule == AudioClip::Rule::per_second) {
+      text = "Audio per sample: " + std::to_string(tokens) + " audio tokens for " + std::to_string(m.audio.seconds) +
+             " s (" + std::to_string(m.audio.tokens_per_second) + " a second" +
+             (m.audio.max_seconds > 0 ? ", clips cut at " + std::to_string(m.audio.max_seconds) + " s" : "") + ")" +
+             scale;
+      source = "transformers models/gemma4/feature_extraction_gemma4.py, modeling_gemma4.py "
+               "Gemma4AudioSubSampleConvProjection, Gemma4AudioAttention (read 2026-12-03)";
+    } else {
+      text = "Audio per sample: " + std::to_string(tokens) + " encoder tokens for " + std::to_string(m.audio.seconds) +
+             " s (" + std::to_string(m.audio.frames_per_second) + " mel frames a second in padded chunks of " +
+             std::to_string(m.audio.chunk_frames) + ", each chunk's own output length kept)" + scale;
+      source = "transformers models/qwen3_omni_moe/modeling_qwen3_omni_moe.py Qwen3OmniMoeAudioEncoder";
+    }
+    add("audio", std::move(text), "audio_seconds", std::to_string(m.audio.seconds), std::move(source));
   }
   add("mfu", "Model FLOPs utilisation for the cost roofline (recomputation counted as executed FLOPs).", "mfu",
       num(o.mfu.value_or(cat.mfu)), cat.mfu_source);
