@@ -136,15 +136,19 @@ OptimizerCost optimizer_cost(const Options& opt, const std::vector<Trainable>& t
   return c;
 }
 
+// bitsandbytes 4-bit: two weights per byte, one absmax per 64 weights: fp32, or with double
+// quantization 8-bit plus an fp32 scale per 256 blocks (QLoRA paper §3).
+int64_t four_bit_total(bool double_quant, double n) {
+  return bytes_of(n / 2 + (double_quant ? n / 64 + n / 64 / 256 * 4 : n / 64 * 4));
+}
+
 // Quantized storage of `weights` elements of linear layers (bytes), and the label of the base.
 int64_t quantized_bytes(QuantKind q, bool double_quant, int64_t weights, int64_t rows, int64_t in_rows) {
   const double n = double(weights);
   switch (q) {
     case QuantKind::nf4:
     case QuantKind::fp4:
-      // bitsandbytes 4-bit: two weights per byte, one absmax per 64 weights: fp32, or with double
-      // quantization 8-bit plus an fp32 scale per 256 blocks (QLoRA paper §3).
-      return bytes_of(n / 2 + (double_quant ? n / 64 + n / 64 / 256 * 4 : n / 64 * 4));
+      return four_bit_total(double_quant, n);
     case QuantKind::int8:
       // LLM.int8: one byte per weight and an fp32 scale per output row (SCB).
       return add(weights, mul(rows, 4));
@@ -342,6 +346,12 @@ bool weight_is_cast(const Node& n, const Options& opt, Mode mode) {
 }
 
 }  // namespace
+
+FourBitBytes four_bit_bytes(bool double_quant, int64_t weights) {
+  // bitsandbytes quantize_4bit packs (n + 1) // 2 bytes; the constants are the rest of the total.
+  const int64_t data = (weights + 1) / 2;
+  return {data, four_bit_total(double_quant, double(weights)) - data};
+}
 
 int64_t served_weight_bytes(const Tensor& t, int64_t n, const Options& opt, bool quantize_head) {
   const WeightDtype wd = opt.serve_dtype;

@@ -53,6 +53,13 @@ int64_t kv_bytes_per_element(const Options& opt);
 int64_t served_weight_bytes(const Tensor& t, int64_t elements, const Options& opt, bool quantize_head);
 /// Parameters LoRA adds for the options' rank and targets.
 int64_t lora_parameter_count(const Model& model, const Options& opt);
+/// bitsandbytes 4-bit (nf4, fp4) storage of `weights` elements of a linear: the packed data, two
+/// weights per byte, and the quantization constants (its QuantState: the absmax, and with double
+/// quantization its own scales), in bytes; they sum to what the QLoRA base counts for the linear.
+struct FourBitBytes {
+  int64_t data = 0, constants = 0;
+};
+FourBitBytes four_bit_bytes(bool double_quant, int64_t weights);
 
 /// What one block costs, for multi-card cuts: model state that lives on the card holding it, and
 /// its activations per sample.

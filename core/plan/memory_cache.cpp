@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "split.hpp"
+#include "stacks.hpp"
 
 namespace cardfit {
 
@@ -30,6 +31,9 @@ Options memory_options(const Options& o, Mode mode) {
     k.bnb_version = d.bnb_version;
     k.kbit_upcast = d.kbit_upcast;
   }
+  // The QLoRA model's upcast default depends on the requested mode and strategy (stacks.hpp
+  // sharded_qlora), which the key drops below: the key holds the value it resolves to.
+  if (mode == Mode::qlora) k.kbit_upcast = effective_options(o).kbit_upcast;
   // The requested mode and batch: each MemoryModel is built for its own mode and is batch-free.
   k.mode = d.mode;
   k.batch = d.batch;

@@ -136,6 +136,19 @@ ParallelLayout parallel_layout(const Model& m, const Options& o, Parallel strate
       bad("reshard_after_forward", "Option reshard_after_forward (" + std::to_string(l.reshard_after_forward) +
                                        ") must divide the shard ranks (" + std::to_string(l.shard) + ").");
   }
+  if (o.parallel == strategy && o.mode == Mode::qlora && (strategy == Parallel::fsdp || strategy == Parallel::hsdp)) {
+    // FSDP1 flattens a unit's parameters into one FlatParameter of one floating dtype
+    // (_flat_param.py _validate_tensors_to_flatten): bitsandbytes 4-bit storage in
+    // bnb_4bit_quant_storage can join the unit's 16-bit norms; int8 and GPTQ's int32 cannot, and
+    // prepare_model_for_kbit_training's fp32 norms cannot sit beside 16-bit storage.
+    if (o.qlora_quant != QuantKind::nf4 && o.qlora_quant != QuantKind::fp4)
+      bad("qlora_quant", "QLoRA under FSDP (parallel fsdp, hsdp) needs a bitsandbytes 4-bit base (qlora_quant nf4 or "
+                         "fp4, stored in bnb_4bit_quant_storage): FSDP flattens each unit into one floating-point tensor.");
+    if (o.kbit_upcast.value_or(false))
+      bad("kbit_upcast", "QLoRA under FSDP (parallel fsdp, hsdp) keeps the non-quantized weights 16-bit (kbit_upcast "
+                         "false): FSDP flattens a unit's 4-bit storage and norms into one tensor of one dtype, so "
+                         "TRL skips prepare_model_for_kbit_training for sharded QLoRA.");
+  }
   if (o.parallel == strategy) {
     if (l.offload_params && !(strategy == Parallel::zero3 || is_fsdp(strategy)))
       bad("offload_params", "Option offload_params needs parallel zero3 (offload_param) or fsdp/fsdp2/hsdp (CPUOffload).");
@@ -149,10 +162,11 @@ ParallelLayout parallel_layout(const Model& m, const Options& o, Parallel strate
 
 RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& single, const ParallelLayout& lay)
     : single_(single), lay_(lay) {
-  // QLoRA (DDP only, plan_parallel): the adapters train as LoRA's; the 4-bit base is the single
-  // card's, whole on every replica.
+  // QLoRA (DDP, FSDP1; plan_parallel): the adapters train as LoRA's; the 4-bit base is the single
+  // card's, whole on every DDP replica, flattened and sharded per unit under FSDP1.
   lora_ = opt.mode == Mode::lora || opt.mode == Mode::qlora;
-  const StepSetup s = make_setup(m, opt, lora_ ? opt.mode : Mode::full);
+  qlora_fsdp_ = opt.mode == Mode::qlora && (lay.strategy == Parallel::fsdp || lay.strategy == Parallel::hsdp);
+  const StepSetup s = make_setup(m, qlora_fsdp_ ? effective_options(opt) : opt, lora_ ? opt.mode : Mode::full);
   // memory.cpp: without autocast, mixed precision keeps an fp32 master inside the optimizer's states.
   lora_master_ = lora_ && !s.autocast && opt.precision != Precision::fp32 &&
                  resolve_policies(opt).master_weights != MasterWeights::none;
@@ -207,7 +221,16 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
       // Megatron TP: column/row-parallel linears and the vocab-parallel embedding and head split
       // over tp; norms, routers and biases of replicated layers stay whole. MoE experts over ep.
       int64_t e = n.params;
-      if (n.experts > 1) {
+      if (qlora_fsdp_ && is_quantized(n, opt)) {
+        // bitsandbytes packs the 4-bit data into bnb_4bit_quant_storage elements (the compute dtype:
+        // FSDP1 flattens it with the unit's norms); the QuantState is a plain attribute of the
+        // Params4bit, which FSDP neither flattens nor shards (fsdp_qlora train.py: "FSDP only syncs
+        // parameters and buffers"): whole on every rank.
+        const int64_t qw = std::min(mul(mul(n.in, n.out), n.experts), n.params);
+        const FourBitBytes fb = four_bit_bytes(opt.double_quant, qw);
+        e = add(ceil_div(fb.data, compute_), n.params - qw);
+        quant_constants_ = add(quant_constants_, fb.constants);
+      } else if (n.experts > 1) {
         e = ceil_div(e, lay.ep);
         expert_by_layer[m.blocks[b].layer] += e;
       } else if (n.op == Op::linear || n.op == Op::head || n.op == Op::embedding) {
@@ -219,11 +242,15 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
         const LoraDims d = lora_dims(n);
         largest_grad_ = std::max(largest_grad_, mul(opt.lora_rank, std::max(d.in, d.out)));  // lora_A or lora_B
         const int64_t a = mul(opt.lora_rank, mul(d.in + d.out, n.experts));
-        e = add(e, a);
+        if (!qlora_fsdp_) e = add(e, a);  // QLoRA under FSDP1: the adapters are units of their own
         train_[b] = add(train_[b], a);
         train_by_layer[m.blocks[b].layer] += a;
         const int64_t ns = lay.shard, r = opt.lora_rank;
-        const int64_t sh = mul(add(mul(ceil_div(r, ns), d.in), mul(ceil_div(d.out, ns), r)), n.experts);
+        // FSDP1 (QLoRA): lora_A and lora_B are FlatParameters of their own, each padded to a multiple
+        // of the ranks (memory.cpp add_adapter_tensors: experts × r by in, experts × out by r).
+        const int64_t sh =
+            qlora_fsdp_ ? add(ceil_div(mul(mul(n.experts, r), d.in), ns), ceil_div(mul(mul(n.experts, d.out), r), ns))
+                        : mul(add(mul(ceil_div(r, ns), d.in), mul(ceil_div(d.out, ns), r)), n.experts);
         adapter_by_layer[m.blocks[b].layer].first += sh;
         adapter_by_layer[m.blocks[b].layer].second += mul(sh, ns);
         full_elems_ = add(full_elems_, a);
@@ -360,7 +387,7 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
         if (first_seen[layer]) continue;
         first_seen[layer] = true;
         const int64_t t = train_by_layer.count(layer) ? train_by_layer[layer] : 0;
-        const auto sg = per_tensor && adapter_by_layer.count(layer) ? adapter_by_layer[layer]
+        const auto sg = (per_tensor || qlora_fsdp_) && adapter_by_layer.count(layer) ? adapter_by_layer[layer]
                                                                     : std::make_pair(ceil_div(t, ns), mul(ceil_div(t, ns), ns));
         train_unit_shard_[b] = sg.first;
         train_unit_gather_[b] = sg.second;
@@ -447,8 +474,10 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
   labels_[kParams] = st == Parallel::zero3   ? "16-bit parameter partitions (and persistent small parameters)"
                      : is_zero(st)           ? "16-bit model parameters (whole)"
                      : st == Parallel::fsdp2 && lora_ ? "Sharded parameters (frozen base and adapters, dim-0 chunks)"
+                     : qlora_fsdp_ ? "Sharded parameters (4-bit storage and 16-bit norms flat per unit, adapter units)"
                      : is_fsdp(st)           ? "Sharded parameters (flat, master dtype)"
                                              : "Parameters (master dtype)";
+  labels_[kQuantState] = "4-bit quantization constants (QuantState, whole on every rank)";
   labels_[kMaster] = "fp32 master partition (DeepSpeed)";
   labels_[kStates] = std::string("Optimizer states (") + optimizer_name(opt.optimizer) + (sharded ? ", sharded)" : ")");
   labels_[kGrads] = is_fsdp(st) ? (lora_ ? "Sharded adapter gradients" : "Sharded gradients") : is_zero(st) && st != Parallel::zero1 ? "Gradient partitions (16-bit)"
@@ -517,7 +546,11 @@ std::array<int64_t, R::kCount> RankModel::event_bytes(size_t ei, int64_t batch) 
     // adapters are separate DTensors, each sharded in its own dtype; gradients and optimizer states
     // exist for the adapters alone (requires_grad), sharded as they are.
     const int64_t GS = lora_ ? train_shard_ : R, GT = lora_ ? std::max<int64_t>(1, total_train_) : full;
-    out[kParams] = lora_ ? add(scale_exact(base_weights_, R - train_shard_, std::max<int64_t>(1, full_elems_ - total_train_)),
+    // QLoRA (FSDP1): the flat 4-bit storage and norms shards in the compute dtype, the adapters'
+    // shards in theirs, and the quantization constants whole.
+    out[kQuantState] = quant_constants_;
+    out[kParams] = qlora_fsdp_ ? add(mul(c, R), scale_exact(adapter_weights_, train_shard_, GT))
+                 : lora_ ? add(scale_exact(base_weights_, R - train_shard_, std::max<int64_t>(1, full_elems_ - total_train_)),
                                scale_exact(adapter_weights_, train_shard_, GT))
                          : scale_exact(weights_, R, full);
     out[kStates] = scale_exact(states_, GS, GT);
@@ -538,6 +571,7 @@ std::array<int64_t, R::kCount> RankModel::event_bytes(size_t ei, int64_t batch) 
       if (block_event) {
         const size_t b = size_t(i);
         g = add(g, gather_[b]);
+        if (qlora_fsdp_) g = add(g, train_unit_gather_[b]);  // the unit's adapter units, gathered as they run
         const int64_t nbr = phase == 0 ? next_unit_[b] : prev_unit_[b];  // prefetch: one unit ahead
         if (nbr >= 0) g = add(g, gather_[size_t(nbr)]);
         // reshard_after_forward False / int: units already through forward keep their gathered
@@ -703,7 +737,7 @@ RankMemory RankModel::at(int64_t batch) const {
   }
   for (size_t p = 0; p < names.size(); ++p) r.phases.push_back({names[p], phase_peak[p]});
   static constexpr const char* ids[kCount] = {
-      "parameters", "fp32_master", "optimizer_states", "gradients", "optimizer_temporaries", "step_gradient_copies",
+      "parameters", "quant_state", "fp32_master", "optimizer_states", "gradients", "optimizer_temporaries", "step_gradient_copies",
       "gathered_parameters", "unsharded_gradients", "reduce_buckets", "weight_cast_cache", "activations", "checkpoints",
       "recompute", "logits", "working_set", "communication_buffers", "library_workspace"};
   for (int c = 0; c < kCount; ++c) {
@@ -813,16 +847,19 @@ ParallelPlan plan_parallel(const Model& m, const Options& opt, const MemoryModel
   auto lora_strategy = [](Parallel s) { return is_zero(s) || s == Parallel::ddp || s == Parallel::fsdp2; };
   const bool lora_ok = opt.mode == Mode::lora && lora_strategy(opt.parallel);
   // QLoRA per rank: DDP, each replica the single card's 4-bit model (the HF Trainer / accelerate
-  // launch with device_map {"": local_rank}). Sharding 4-bit weights (FSDP with
-  // bnb_4bit_quant_storage, ZeRO-3 with zero3_init) is not modelled yet, nor TP/CP/EP under it.
-  const bool qlora_ok = opt.mode == Mode::qlora && opt.parallel == Parallel::ddp &&
+  // launch with device_map {"": local_rank}), and FSDP1 (fsdp, hsdp) over 4-bit storage in
+  // bnb_4bit_quant_storage (PEFT's FSDP QLoRA recipe). FSDP2 and ZeRO-3 (zero3_init) over 4-bit
+  // weights are not modelled yet, nor TP/CP/EP under QLoRA.
+  auto qlora_strategy = [](Parallel s) { return s == Parallel::ddp || s == Parallel::fsdp || s == Parallel::hsdp; };
+  const bool qlora_ok = opt.mode == Mode::qlora && qlora_strategy(opt.parallel) &&
                         p.layout.tp == 1 && p.layout.cp == 1 && p.layout.ep == 1;
   if (opt.mode != Mode::full && !lora_ok && !qlora_ok) {
     p.supported = false;
     p.note = opt.mode == Mode::qlora
                  ? "Per-rank QLoRA memory is modelled under ddp (every replica the single card's 4-bit model, the "
-                   "adapters' gradients bucketed) without tp, cp or ep. FSDP's and ZeRO-3's sharding of 4-bit weights "
-                   "(bnb_4bit_quant_storage, zero3_init) is not modelled here yet."
+                   "adapters' gradients bucketed) and FSDP1 (fsdp, hsdp: 4-bit storage in bnb_4bit_quant_storage, "
+                   "sharded per unit), without tp, cp or ep. FSDP2's and ZeRO-3's sharding of 4-bit weights "
+                   "(torchao NF4Tensor, zero3_init) is not modelled here yet."
                  : opt.mode == Mode::lora
                  ? "Per-rank LoRA memory is modelled under ddp, fsdp2 and DeepSpeed ZeRO (zero1, zero2, zero3). Under "
                    "FSDP1 (fsdp, and hsdp's hybrid shard) each unit's frozen base and trainable adapters are one "
@@ -830,13 +867,19 @@ ParallelPlan plan_parallel(const Model& m, const Options& opt, const MemoryModel
                    "(PyTorch's FullyShardedDataParallel docs: mixing frozen and non-frozen parameters in one "
                    "FlatParameter costs more gradient memory than expected), which is not modelled here yet; use fsdp2."
                  : "Per-rank memory is modelled for full fine-tuning, for LoRA under ddp, fsdp2 and ZeRO, and for "
-                   "QLoRA under ddp; serving across GPUs is the serving section's (tensor parallel).";
+                   "QLoRA under ddp, fsdp and hsdp; serving across GPUs is the serving section's (tensor parallel).";
     return p;
   }
-  if (qlora_ok)
+  if (qlora_ok && opt.parallel == Parallel::ddp)
     p.note = "QLoRA across GPUs is planned as DDP: every rank holds the whole 4-bit model, so adding ranks divides the "
-             "samples, not the memory; no smallest N per card is listed (no sharding strategy is modelled for QLoRA).";
-  const bool lora = opt.mode == Mode::lora;  // LoRA: only the strategies it is planned under are candidates
+             "samples, not the memory; no smallest N per card is listed (for a sharded cut: parallel fsdp).";
+  // LoRA and QLoRA: only the strategies they are planned under are candidates (QLoRA under DDP: none,
+  // its per-rank memory does not fall with N).
+  auto candidate = [&](const Candidate& c) {
+    if (opt.mode == Mode::lora) return lora_strategy(c.strategy);
+    if (opt.mode == Mode::qlora) return opt.parallel != Parallel::ddp && (c.strategy == Parallel::fsdp || c.strategy == Parallel::hsdp);
+    return true;
+  };
   const RankModel rm(m, opt, full, p.layout);
   p.rank = rm.at(opt.batch);
   p.priced_card = priced_card;
@@ -847,12 +890,12 @@ ParallelPlan plan_parallel(const Model& m, const Options& opt, const MemoryModel
   const Candidate cands[] = {{Parallel::fsdp, false},  {Parallel::fsdp2, false}, {Parallel::hsdp, false},
                              {Parallel::zero1, false}, {Parallel::zero2, false}, {Parallel::zero3, false},
                              {Parallel::zero3, true}};
-  const std::vector<Card> none;  // QLoRA: no sharding strategy to search
-  for (const auto& card : qlora_ok ? none : cat.cards) {
+  const std::vector<Card> none;  // QLoRA under DDP: no strategy to search
+  for (const auto& card : qlora_ok && opt.parallel == Parallel::ddp ? none : cat.cards) {
     CardParallel row;
     row.card = &card;
     for (const auto& cand : cands)
-      if (!lora || lora_strategy(cand.strategy)) row.smallest.push_back(smallest_for(m, opt, full, card, cand, 1024));
+      if (candidate(cand)) row.smallest.push_back(smallest_for(m, opt, full, card, cand, 1024));
     p.cards.push_back(std::move(row));
   }
   p.assumptions = {
@@ -934,6 +977,22 @@ ParallelPlan plan_parallel(const Model& m, const Options& opt, const MemoryModel
        "network carry every collective). The inter-node network is an assumption.",
        "NVIDIA DGX/HGX H100 system (8 GPUs, NVSwitch, 8 × 400 Gb/s)"},
   };
+  if (sharded_qlora(opt))
+    p.assumptions.push_back(
+        {"qlora_fsdp",
+         "QLoRA under FSDP1 as PEFT's recipe runs it (FULL_SHARD or HYBRID_SHARD, use_orig_params false, "
+         "bnb_4bit_quant_storage the compute dtype): each decoder layer's FlatParameter holds its linears' 4-bit data "
+         "(two weights per byte) and its 16-bit norms, ceil(numel / N) per rank; the quantization constants "
+         "(QuantState: absmax, double-quantized scales) are attributes, not parameters: whole on every rank, never "
+         "offloaded. No fp32 upcast (TRL skips prepare_model_for_kbit_training; FSDP mixed precision in the storage "
+         "dtype). Each lora_A and lora_B is a unit of its own (fsdp_auto_wrap_policy), fp32, sharded, with fp32 "
+         "gradients and AdamW states over its shard. A linear dequantizes to a transient 16-bit weight as on one "
+         "card. Load: every rank quantizes each tensor on its GPU and moves the data to the CPU (rank 0) or meta; "
+         "not a peak.",
+         "peft utils/other.py fsdp_auto_wrap_policy (5d602fd); trl trainer/sft_trainer.py is_sharded_qlora (f2cd577); "
+         "transformers modeling_utils.py _load_state_dict_into_meta_model (quantize on the GPU, then to cpu or meta), "
+         "trainer.py _fsdp_qlora_plugin_updates; bitsandbytes functional.py quantize_4bit (95f9af3); "
+         "torch/distributed/fsdp/_flat_param.py"});
   return p;
 }
 

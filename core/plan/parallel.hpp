@@ -44,20 +44,20 @@ struct RankMemory {
 /// options (its moments give the activations, working sets and the order of the step).
 class RankModel {
  public:
+  /// Rank-state component indices.
+  enum C {
+    kParams, kQuantState, kMaster, kStates, kGrads, kOptTemp, kStepCopies, kGathered, kUnshardedGrads, kBuckets,
+    kCast, kActs, kCkpt, kRecompute, kLogits, kWork, kComm, kWorkspace, kCount
+  };
+  static_assert(kCount == 18);
+
   RankModel(const Model& model, const Options& opt, const MemoryModel& single, const ParallelLayout& layout);
   RankMemory at(int64_t batch) const;
   int64_t peak(int64_t batch) const;
   int64_t reserved(int64_t batch) const { return single_.reserved_for(peak(batch)); }
   /// One moment of the step (an index into the single model's events()): the GPU bytes per
   /// component (kCount order) after offload, and what offload put in host memory.
-  std::array<int64_t, 17> moment(size_t event, int64_t batch, std::array<int64_t, 17>* host = nullptr) const;
-
-  /// Rank-state component indices.
-  enum C {
-    kParams, kMaster, kStates, kGrads, kOptTemp, kStepCopies, kGathered, kUnshardedGrads, kBuckets, kCast, kActs,
-    kCkpt, kRecompute, kLogits, kWork, kComm, kWorkspace, kCount
-  };
-  static_assert(kCount == 17);
+  std::array<int64_t, kCount> moment(size_t event, int64_t batch, std::array<int64_t, kCount>* host = nullptr) const;
 
  private:
   std::array<int64_t, kCount> event_bytes(size_t event, int64_t batch) const;
@@ -84,6 +84,11 @@ class RankModel {
   // FSDP2: a unit's adapter shard and all-gathered adapter elements, on its first block; the
   // single card's base and adapter weight bytes, sharded apart (frozen and trainable DTensors).
   bool lora_ = false;
+  // QLoRA under FSDP1 (fsdp, hsdp): each unit's FlatParameter holds its linears' 4-bit storage in
+  // the compute dtype with its norms; the quantization constants stay whole on every rank; every
+  // adapter tensor is a unit of its own (PEFT fsdp_auto_wrap_policy).
+  bool qlora_fsdp_ = false;
+  int64_t quant_constants_ = 0;
   bool lora_master_ = false;   // LoRA: the single card's states include an fp32 master copy
   int phase_offset_ = 0;       // 1 when the single model's first phase is the load
   std::vector<int64_t> train_, train_after_;

@@ -105,11 +105,16 @@ Policies resolve_policies(const Options& o) {
   if (o.packing) p.packing = *o.packing;
   if (o.load_phase) p.load_phase = *o.load_phase;
   if (o.checkpoint_dtype) p.checkpoint_dtype = *o.checkpoint_dtype;
+  if (sharded_qlora(o)) p.kbit_upcast = false;
   if (o.kbit_upcast) p.kbit_upcast = *o.kbit_upcast;
   // Gradients freed during backward cannot accumulate (torchtune refuses optimizer_in_bwd with
   // gradient_accumulation_steps > 1): the planner keeps the accumulating model then.
   if (o.grad_accum > 1) p.optimizer_in_bwd = false;
   return p;
+}
+
+bool sharded_qlora(const Options& o) {
+  return o.mode == Mode::qlora && (o.parallel == Parallel::fsdp || o.parallel == Parallel::hsdp);
 }
 
 bool uses_stack_policies(const Options& o) {
@@ -308,11 +313,15 @@ std::vector<PolicyAssumption> stack_assumptions(const Options& o, int64_t paged_
   add("kbit_upcast",
       p.kbit_upcast ? "k-bit training: prepare_model_for_kbit_training casts the non-quantized weights (embeddings, "
                       "norms, head) to fp32."
+      : sharded_qlora(o) ? "k-bit training under FSDP: the non-quantized weights (embeddings, norms, head) stay 16-bit; "
+                           "TRL never calls prepare_model_for_kbit_training for sharded QLoRA (is_sharded_qlora), and "
+                           "FSDP1 flattens a unit's 4-bit storage and norms into one FlatParameter of one dtype."
                     : "k-bit training: the non-quantized weights (embeddings, norms, head) stay 16-bit (axolotl casts "
                       "them back after prepare_model_for_kbit_training; torchtune never calls it).",
       "kbit_upcast", p.kbit_upcast ? "true" : "false",
       from(o.kbit_upcast.has_value()) + "; axolotl src/axolotl/loaders/model.py _convert_embedding_modules_dtype; "
-                                "torchtune/modules/peft/lora.py LoRALinear quantize_base");
+                                "torchtune/modules/peft/lora.py LoRALinear quantize_base; trl trainer/sft_trainer.py "
+                                "is_sharded_qlora (f2cd577)");
   return out;
 }
 
