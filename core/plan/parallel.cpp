@@ -165,8 +165,9 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
   // QLoRA (DDP, FSDP1; plan_parallel): the adapters train as LoRA's; the 4-bit base is the single
   // card's, whole on every DDP replica, flattened and sharded per unit under FSDP1.
   lora_ = opt.mode == Mode::lora || opt.mode == Mode::qlora;
-  qlora_fsdp_ = opt.mode == Mode::qlora && (lay.strategy == Parallel::fsdp || lay.strategy == Parallel::hsdp);
-  const StepSetup s = make_setup(m, qlora_fsdp_ ? effective_options(opt) : opt, lora_ ? opt.mode : Mode::full);
+  peft_fsdp1_ = lora_ && (lay.strategy == Parallel::fsdp || lay.strategy == Parallel::hsdp);
+  const bool qlora = opt.mode == Mode::qlora;
+  const StepSetup s = make_setup(m, peft_fsdp1_ && qlora ? effective_options(opt) : opt, lora_ ? opt.mode : Mode::full);
   // memory.cpp: without autocast, mixed precision keeps an fp32 master inside the optimizer's states.
   lora_master_ = lora_ && !s.autocast && opt.precision != Precision::fp32 &&
                  resolve_policies(opt).master_weights != MasterWeights::none;
@@ -175,6 +176,7 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
   master_ = lora_ ? (s.autocast ? 4 : s.base) : s.master;
   accum_ = opt.grad_accum > 1;
   compute_ = s.compute;
+  flat_bytes_ = qlora ? s.compute : s.base;  // QLoRA: bnb_4bit_quant_storage, the compute dtype
   const auto& events = single.events();
   // A load phase (stacks.hpp load_phase) comes first and shifts the step's phases by one; the
   // step's state is read from its first forward moment, after the load.
@@ -221,14 +223,14 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
       // Megatron TP: column/row-parallel linears and the vocab-parallel embedding and head split
       // over tp; norms, routers and biases of replicated layers stay whole. MoE experts over ep.
       int64_t e = n.params;
-      if (qlora_fsdp_ && is_quantized(n, opt)) {
+      if (peft_fsdp1_ && qlora && is_quantized(n, opt)) {
         // bitsandbytes packs the 4-bit data into bnb_4bit_quant_storage elements (the compute dtype:
         // FSDP1 flattens it with the unit's norms); the QuantState is a plain attribute of the
         // Params4bit, which FSDP neither flattens nor shards (fsdp_qlora train.py: "FSDP only syncs
         // parameters and buffers"): whole on every rank.
         const int64_t qw = std::min(mul(mul(n.in, n.out), n.experts), n.params);
         const FourBitBytes fb = four_bit_bytes(opt.double_quant, qw);
-        e = add(ceil_div(fb.data, compute_), n.params - qw);
+        e = add(ceil_div(fb.data, flat_bytes_), n.params - qw);
         quant_constants_ = add(quant_constants_, fb.constants);
       } else if (n.experts > 1) {
         e = ceil_div(e, lay.ep);
@@ -242,14 +244,14 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
         const LoraDims d = lora_dims(n);
         largest_grad_ = std::max(largest_grad_, mul(opt.lora_rank, std::max(d.in, d.out)));  // lora_A or lora_B
         const int64_t a = mul(opt.lora_rank, mul(d.in + d.out, n.experts));
-        if (!qlora_fsdp_) e = add(e, a);  // QLoRA under FSDP1: the adapters are units of their own
+        if (!peft_fsdp1_) e = add(e, a);  // FSDP1 under the HF Trainer: the adapters are units of their own
         train_[b] = add(train_[b], a);
         train_by_layer[m.blocks[b].layer] += a;
         const int64_t ns = lay.shard, r = opt.lora_rank;
-        // FSDP1 (QLoRA): lora_A and lora_B are FlatParameters of their own, each padded to a multiple
-        // of the ranks (memory.cpp add_adapter_tensors: experts × r by in, experts × out by r).
+        // FSDP1: lora_A and lora_B are FlatParameters of their own, each padded to a multiple of the
+        // ranks (memory.cpp add_adapter_tensors: experts × r by in, experts × out by r).
         const int64_t sh =
-            qlora_fsdp_ ? add(ceil_div(mul(mul(n.experts, r), d.in), ns), ceil_div(mul(mul(n.experts, d.out), r), ns))
+            peft_fsdp1_ ? add(ceil_div(mul(mul(n.experts, r), d.in), ns), ceil_div(mul(mul(n.experts, d.out), r), ns))
                         : mul(add(mul(ceil_div(r, ns), d.in), mul(ceil_div(d.out, ns), r)), n.experts);
         adapter_by_layer[m.blocks[b].layer].first += sh;
         adapter_by_layer[m.blocks[b].layer].second += mul(sh, ns);
@@ -387,7 +389,7 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
         if (first_seen[layer]) continue;
         first_seen[layer] = true;
         const int64_t t = train_by_layer.count(layer) ? train_by_layer[layer] : 0;
-        const auto sg = (per_tensor || qlora_fsdp_) && adapter_by_layer.count(layer) ? adapter_by_layer[layer]
+        const auto sg = (per_tensor || peft_fsdp1_) && adapter_by_layer.count(layer) ? adapter_by_layer[layer]
                                                                     : std::make_pair(ceil_div(t, ns), mul(ceil_div(t, ns), ns));
         train_unit_shard_[b] = sg.first;
         train_unit_gather_[b] = sg.second;
@@ -474,7 +476,8 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
   labels_[kParams] = st == Parallel::zero3   ? "16-bit parameter partitions (and persistent small parameters)"
                      : is_zero(st)           ? "16-bit model parameters (whole)"
                      : st == Parallel::fsdp2 && lora_ ? "Sharded parameters (frozen base and adapters, dim-0 chunks)"
-                     : qlora_fsdp_ ? "Sharded parameters (4-bit storage and 16-bit norms flat per unit, adapter units)"
+                     : peft_fsdp1_ && qlora ? "Sharded parameters (4-bit storage and 16-bit norms flat per unit, adapter units)"
+                     : peft_fsdp1_ ? "Sharded parameters (frozen base flat per unit, adapter units)"
                      : is_fsdp(st)           ? "Sharded parameters (flat, master dtype)"
                                              : "Parameters (master dtype)";
   labels_[kQuantState] = "4-bit quantization constants (QuantState, whole on every rank)";
@@ -546,10 +549,10 @@ std::array<int64_t, R::kCount> RankModel::event_bytes(size_t ei, int64_t batch) 
     // adapters are separate DTensors, each sharded in its own dtype; gradients and optimizer states
     // exist for the adapters alone (requires_grad), sharded as they are.
     const int64_t GS = lora_ ? train_shard_ : R, GT = lora_ ? std::max<int64_t>(1, total_train_) : full;
-    // QLoRA (FSDP1): the flat 4-bit storage and norms shards in the compute dtype, the adapters'
-    // shards in theirs, and the quantization constants whole.
+    // FSDP1 under PEFT: the frozen base's flat shards in their one dtype, the adapters' shards in
+    // theirs, and (QLoRA) the quantization constants whole.
     out[kQuantState] = quant_constants_;
-    out[kParams] = qlora_fsdp_ ? add(mul(c, R), scale_exact(adapter_weights_, train_shard_, GT))
+    out[kParams] = peft_fsdp1_ ? add(mul(flat_bytes_, R), scale_exact(adapter_weights_, train_shard_, GT))
                  : lora_ ? add(scale_exact(base_weights_, R - train_shard_, std::max<int64_t>(1, full_elems_ - total_train_)),
                                scale_exact(adapter_weights_, train_shard_, GT))
                          : scale_exact(weights_, R, full);
@@ -571,7 +574,7 @@ std::array<int64_t, R::kCount> RankModel::event_bytes(size_t ei, int64_t batch) 
       if (block_event) {
         const size_t b = size_t(i);
         g = add(g, gather_[b]);
-        if (qlora_fsdp_) g = add(g, train_unit_gather_[b]);  // the unit's adapter units, gathered as they run
+        if (peft_fsdp1_) g = add(g, train_unit_gather_[b]);  // the unit's adapter units, gathered as they run
         const int64_t nbr = phase == 0 ? next_unit_[b] : prev_unit_[b];  // prefetch: one unit ahead
         if (nbr >= 0) g = add(g, gather_[size_t(nbr)]);
         // reshard_after_forward False / int: units already through forward keep their gathered
@@ -841,11 +844,10 @@ ParallelPlan plan_parallel(const Model& m, const Options& opt, const MemoryModel
   p.batch = opt.batch;
   p.seq = full.seq();
   p.layout = parallel_layout(m, opt, opt.parallel, opt.gpus);  // throws on bad degrees
-  // LoRA per rank: ZeRO, DDP and FSDP2 (per-parameter DTensors: frozen and trainable tensors shard
-  // apart). FSDP1 and HSDP (FSDP1's hybrid shard here) flatten a unit's frozen base and adapters
-  // into one FlatParameter, whose gradient (use_orig_params=True) spans the frozen part too.
-  auto lora_strategy = [](Parallel s) { return is_zero(s) || s == Parallel::ddp || s == Parallel::fsdp2; };
-  const bool lora_ok = opt.mode == Mode::lora && lora_strategy(opt.parallel);
+  // LoRA per rank under every strategy: ZeRO, DDP, FSDP2 (per-parameter DTensors: frozen and
+  // trainable tensors shard apart) and FSDP1 / HSDP as the HF Trainer wraps them (every adapter a
+  // unit of its own: transformers integrations/fsdp.py update_fsdp_plugin_peft).
+  const bool lora_ok = opt.mode == Mode::lora;
   // QLoRA per rank: DDP, each replica the single card's 4-bit model (the HF Trainer / accelerate
   // launch with device_map {"": local_rank}), and FSDP1 (fsdp, hsdp) over 4-bit storage in
   // bnb_4bit_quant_storage (PEFT's FSDP QLoRA recipe). FSDP2 and ZeRO-3 (zero3_init) over 4-bit
@@ -860,23 +862,16 @@ ParallelPlan plan_parallel(const Model& m, const Options& opt, const MemoryModel
                    "adapters' gradients bucketed) and FSDP1 (fsdp, hsdp: 4-bit storage in bnb_4bit_quant_storage, "
                    "sharded per unit), without tp, cp or ep. FSDP2's and ZeRO-3's sharding of 4-bit weights "
                    "(torchao NF4Tensor, zero3_init) is not modelled here yet."
-                 : opt.mode == Mode::lora
-                 ? "Per-rank LoRA memory is modelled under ddp, fsdp2 and DeepSpeed ZeRO (zero1, zero2, zero3). Under "
-                   "FSDP1 (fsdp, and hsdp's hybrid shard) each unit's frozen base and trainable adapters are one "
-                   "FlatParameter: with use_orig_params=True its gradient is allocated over the frozen part too "
-                   "(PyTorch's FullyShardedDataParallel docs: mixing frozen and non-frozen parameters in one "
-                   "FlatParameter costs more gradient memory than expected), which is not modelled here yet; use fsdp2."
-                 : "Per-rank memory is modelled for full fine-tuning, for LoRA under ddp, fsdp2 and ZeRO, and for "
-                   "QLoRA under ddp, fsdp and hsdp; serving across GPUs is the serving section's (tensor parallel).";
+                 : "Per-rank memory is modelled for full fine-tuning, LoRA, and QLoRA under ddp, fsdp and hsdp; "
+                   "serving across GPUs is the serving section's (tensor parallel).";
     return p;
   }
   if (qlora_ok && opt.parallel == Parallel::ddp)
     p.note = "QLoRA across GPUs is planned as DDP: every rank holds the whole 4-bit model, so adding ranks divides the "
              "samples, not the memory; no smallest N per card is listed (for a sharded cut: parallel fsdp).";
-  // LoRA and QLoRA: only the strategies they are planned under are candidates (QLoRA under DDP: none,
-  // its per-rank memory does not fall with N).
+  // QLoRA: only the strategies it is planned under are candidates (under DDP: none, its per-rank
+  // memory does not fall with N).
   auto candidate = [&](const Candidate& c) {
-    if (opt.mode == Mode::lora) return lora_strategy(c.strategy);
     if (opt.mode == Mode::qlora) return opt.parallel != Parallel::ddp && (c.strategy == Parallel::fsdp || c.strategy == Parallel::hsdp);
     return true;
   };
@@ -977,21 +972,20 @@ ParallelPlan plan_parallel(const Model& m, const Options& opt, const MemoryModel
        "network carry every collective). The inter-node network is an assumption.",
        "NVIDIA DGX/HGX H100 system (8 GPUs, NVSwitch, 8 × 400 Gb/s)"},
   };
-  if (sharded_qlora(opt))
+  if (opt.mode != Mode::full && (opt.parallel == Parallel::fsdp || opt.parallel == Parallel::hsdp))
     p.assumptions.push_back(
-        {"qlora_fsdp",
-         "QLoRA under FSDP1 as PEFT's recipe runs it (FULL_SHARD or HYBRID_SHARD, use_orig_params false, "
-         "bnb_4bit_quant_storage the compute dtype): each decoder layer's FlatParameter holds its linears' 4-bit data "
-         "(two weights per byte) and its 16-bit norms, ceil(numel / N) per rank; the quantization constants "
-         "(QuantState: absmax, double-quantized scales) are attributes, not parameters: whole on every rank, never "
-         "offloaded. No fp32 upcast (TRL skips prepare_model_for_kbit_training; FSDP mixed precision in the storage "
-         "dtype). Each lora_A and lora_B is a unit of its own (fsdp_auto_wrap_policy), fp32, sharded, with fp32 "
-         "gradients and AdamW states over its shard. A linear dequantizes to a transient 16-bit weight as on one "
-         "card. Load: every rank quantizes each tensor on its GPU and moves the data to the CPU (rank 0) or meta; "
-         "not a peak.",
-         "peft utils/other.py fsdp_auto_wrap_policy (5d602fd); trl trainer/sft_trainer.py is_sharded_qlora (f2cd577); "
-         "transformers modeling_utils.py _load_state_dict_into_meta_model (quantize on the GPU, then to cpu or meta), "
-         "trainer.py _fsdp_qlora_plugin_updates; bitsandbytes functional.py quantize_4bit (95f9af3); "
+        {"peft_fsdp1",
+         "LoRA and QLoRA under FSDP1 as the HF Trainer wraps them: each lora_A and lora_B is a unit of its own "
+         "(fsdp_auto_wrap_policy), sharded in its dtype (fp32), with fp32 gradients and AdamW states over its shard; "
+         "each decoder layer's FlatParameter is its frozen base, ceil(numel / N) per rank, with no gradient. QLoRA "
+         "(PEFT's recipe, bnb_4bit_quant_storage the compute dtype): the layer's linears' 4-bit data (two weights per "
+         "byte) with its 16-bit norms; the quantization constants (QuantState) are attributes, whole on every rank, "
+         "never offloaded; no fp32 upcast (TRL skips prepare_model_for_kbit_training; FSDP mixed precision in the "
+         "storage dtype); a linear dequantizes to a transient 16-bit weight as on one card; every rank quantizes "
+         "each tensor on its GPU at load and moves the data to the CPU (rank 0) or meta: not a peak.",
+         "transformers integrations/fsdp.py update_fsdp_plugin_peft, modeling_utils.py "
+         "_load_state_dict_into_meta_model; peft utils/other.py fsdp_auto_wrap_policy (5d602fd); trl "
+         "trainer/sft_trainer.py is_sharded_qlora (f2cd577); bitsandbytes functional.py quantize_4bit (95f9af3); "
          "torch/distributed/fsdp/_flat_param.py"});
   return p;
 }

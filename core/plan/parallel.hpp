@@ -84,10 +84,12 @@ class RankModel {
   // FSDP2: a unit's adapter shard and all-gathered adapter elements, on its first block; the
   // single card's base and adapter weight bytes, sharded apart (frozen and trainable DTensors).
   bool lora_ = false;
-  // QLoRA under FSDP1 (fsdp, hsdp): each unit's FlatParameter holds its linears' 4-bit storage in
-  // the compute dtype with its norms; the quantization constants stay whole on every rank; every
-  // adapter tensor is a unit of its own (PEFT fsdp_auto_wrap_policy).
-  bool qlora_fsdp_ = false;
+  // LoRA and QLoRA under FSDP1 (fsdp, hsdp) as the HF Trainer wraps them: every adapter tensor is
+  // a unit of its own (PEFT fsdp_auto_wrap_policy), so a layer's FlatParameter is its frozen base in
+  // one dtype (flat_bytes_): 16-bit weights, or (QLoRA) its linears' 4-bit storage in the compute
+  // dtype with its norms; the quantization constants stay whole on every rank.
+  bool peft_fsdp1_ = false;
+  int flat_bytes_ = 2;
   int64_t quant_constants_ = 0;
   bool lora_master_ = false;   // LoRA: the single card's states include an fp32 master copy
   int phase_offset_ = 0;       // 1 when the single model's first phase is the load

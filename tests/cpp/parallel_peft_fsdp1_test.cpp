@@ -1,6 +1,8 @@
-// QLoRA under FSDP1 (core/plan/parallel.cpp), PEFT's recipe (docs/source/accelerate/fsdp.md,
-// examples/sft/configs/fsdp_config_qlora.yaml: FULL_SHARD, use_orig_params false,
-// bnb_4bit_quant_storage bf16), counted by hand from the frameworks' code:
+// LoRA and QLoRA under FSDP1 (core/plan/parallel.cpp) as the HF Trainer wraps them (transformers
+// integrations/fsdp.py update_fsdp_plugin_peft: PEFT's fsdp_auto_wrap_policy makes every lora_A /
+// lora_B a unit of its own, so a decoder layer's FlatParameter is its frozen base alone). QLoRA is
+// PEFT's recipe (docs/source/accelerate/fsdp.md, examples/sft/configs/fsdp_config_qlora.yaml:
+// FULL_SHARD, use_orig_params false, bnb_4bit_quant_storage bf16), counted by hand from the code:
 // - bitsandbytes quantize_4bit packs n weights into n / 2 bytes, n / 4 bf16 storage elements, which
 //   FSDP1 flattens with the decoder layer's two RMSNorm weights (16-bit: TRL skips
 //   prepare_model_for_kbit_training for sharded QLoRA) into one FlatParameter, ceil(numel / N) per rank;
@@ -8,6 +10,7 @@
 //   whole on every rank and never offloaded;
 // - every lora_A / lora_B is a unit of its own (peft fsdp_auto_wrap_policy), fp32, sharded; its
 //   gradients and AdamW's two moments over the shard.
+// LoRA: the same with the layer's 16-bit weights in the FlatParameter and no QuantState.
 // Llama-3-8B (the fixture) and Llama-3-70B at N = 2, 4, 8, rank 16 on every projection.
 #include <catch2/catch.hpp>
 
@@ -32,18 +35,22 @@ struct LlamaDims {
   }
   // One rank's flat shards (every count here divides by 2, 4 and 8: no padding).
   int64_t base_shard(int64_t n) const { return layers * unit_elements() / n + root_elements() / n; }
+  // LoRA: the layer's FlatParameter holds its 16-bit weights.
+  int64_t lora_unit_elements() const { return linear_per_layer() + 2 * hidden; }
+  int64_t lora_base_shard(int64_t n) const { return layers * lora_unit_elements() / n + root_elements() / n; }
 };
 constexpr LlamaDims k8b{kHidden, kKvw, kLayers, kInter, kVocab};
 constexpr LlamaDims k70b{8192, 1024, 80, 28672, 128256};
 
 std::string opts(int64_t n, const char* extra = "") { return all_projections_options("qlora", "fsdp", n, extra); }
+std::string lora_opts(const char* parallel, int64_t n) { return all_projections_options("lora", parallel, n); }
 
 struct Ranks {
   Model model;
   Options opt;
   std::unique_ptr<MemoryModel> single;
   Ranks(const char* golden, const std::string& options) : model(trace_golden(golden)), opt(parse_options(options)) {
-    single = std::make_unique<MemoryModel>(model, opt, Mode::qlora, 2048, load_catalog().overheads);
+    single = std::make_unique<MemoryModel>(model, opt, opt.mode, 2048, load_catalog().overheads);
   }
   RankModel rank() const { return RankModel(model, opt, *single, parallel_layout(model, opt, opt.parallel, opt.gpus)); }
   size_t step() const { return single->events().size() - 1; }
@@ -94,6 +101,23 @@ TEST_CASE("QLoRA under FSDP1: the same counts for Llama-3-70B", "[parallel]") {
   check_state("meta-llama-3-70b.json", k70b);
 }
 
+TEST_CASE("LoRA under FSDP1 and HSDP: the frozen 16-bit base flat per unit, fp32 adapter units", "[parallel]") {
+  for (const char* parallel : {"fsdp", "hsdp"})
+    for (int64_t n : {2, 4, 8}) {
+      INFO(parallel << ", N = " << n);  // hsdp shards within the node: 8 ranks or fewer are one group
+      const Ranks s("meta-llama-3-8b.json", lora_opts(parallel, n));
+      const RankModel rm = s.rank();
+      const int64_t a = k8b.adapters(kAllProjectionsRank);
+      const auto at = rm.moment(s.step(), 1);
+      CHECK(at[R::kParams] == 2 * k8b.lora_base_shard(n) + 4 * a / n);
+      CHECK(at[R::kQuantState] == 0);
+      CHECK(at[R::kStates] == 8 * a / n);
+      CHECK(at[R::kGrads] == 4 * a / n);
+      const auto fw = rm.moment(s.forward_of("model.layers.10"), 1);
+      CHECK(fw[R::kGathered] == 2 * (k8b.root_elements() + 2 * k8b.lora_unit_elements() + a / k8b.layers));
+    }
+}
+
 TEST_CASE("QLoRA under FSDP1 with CPU offload: shards, gradients and states on the host, the QuantState stays",
           "[parallel]") {
   const Ranks s("meta-llama-3-70b.json", opts(2, R"(,"offload_params":true)"));
@@ -119,7 +143,7 @@ TEST_CASE("QLoRA under FSDP1 in the plan: per-rank memory falls with N, smallest
     CHECK(p.parallel.rank.peak_bytes < last);
     last = p.parallel.rank.peak_bytes;
     bool named = false;
-    for (const auto& a : p.parallel.assumptions) named = named || a.id == "qlora_fsdp";
+    for (const auto& a : p.parallel.assumptions) named = named || a.id == "peft_fsdp1";
     CHECK(named);
     REQUIRE_FALSE(p.parallel.cards.empty());
     for (const auto& row : p.parallel.cards) {
