@@ -89,6 +89,51 @@ Options memory_options(const Options& o, Mode mode) {
   return k;
 }
 
+Options serving_options(const Options& o) {
+  const Options d;
+  Options k = o;
+  // Read by the LoRA and QLoRA models only (memory_options resets them for the serve model).
+  k.lora_rank = d.lora_rank;
+  k.lora_dropout = d.lora_dropout;
+  k.lora_targets = d.lora_targets;
+  k.qlora_quant = d.qlora_quant;
+  k.quantize = d.quantize;
+  k.bnb_version = d.bnb_version;
+  k.kbit_upcast = d.kbit_upcast;
+  // The requested mode, the cost, the borderline band, the fit advisor, the checkpoint
+  // reconciliation and the multi-GPU training plan (tp stays: the engines read it).
+  k.mode = d.mode;
+  k.borderline_factor = d.borderline_factor;
+  k.epochs = d.epochs;
+  k.samples = d.samples;
+  k.cost_batch = d.cost_batch;
+  k.fit_card = d.fit_card;
+  k.fit_cards = d.fit_cards;
+  k.checkpoint_total = d.checkpoint_total;
+  k.safetensors_header = d.safetensors_header;
+  k.safetensors_index = d.safetensors_index;
+  k.parallel = d.parallel;
+  k.shard_group = d.shard_group;
+  k.reshard_after_forward = d.reshard_after_forward;
+  k.offload_optimizer = d.offload_optimizer;
+  k.offload_params = d.offload_params;
+  k.cp = d.cp;
+  k.ep = d.ep;
+  return k;
+}
+
+std::shared_ptr<const SharedServing> MemoryCache::serving(const Options& key) {
+  auto it = std::find_if(serving_.begin(), serving_.end(), [&](const auto& e) { return e.first == key; });
+  if (it == serving_.end()) return nullptr;
+  std::rotate(serving_.begin(), it, it + 1);
+  return serving_.front().second;
+}
+
+void MemoryCache::keep_serving(Options key, std::shared_ptr<const SharedServing> serving) {
+  if (serving_.size() >= kServingEntries) serving_.pop_back();
+  serving_.insert(serving_.begin(), {std::move(key), std::move(serving)});
+}
+
 std::shared_ptr<ModeMemory> MemoryCache::get(const Model& model, const Options& opt, Mode mode, int64_t seq,
                                              const Overheads& ov) {
   Options key = memory_options(opt, mode);

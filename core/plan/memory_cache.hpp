@@ -13,7 +13,8 @@
 
 namespace cardfit {
 
-class SplitSolver;  // split.hpp (which includes plan.hpp, which includes this)
+class SplitSolver;     // split.hpp (which includes plan.hpp, which includes this)
+struct SharedServing;  // serving_cost.hpp
 
 /// One mode's memory model and the split solver over it (built on first need, then shared by
 /// every card and every plan that reuses the model).
@@ -49,12 +50,22 @@ class MemoryModels {
 /// .cpp with the file that reads it), and, for the full and serve models, the LoRA and QLoRA ones.
 Options memory_options(const Options& o, Mode mode);
 
+/// `o` with the fields reset that neither the serving plan (serving_cost.cpp, engines.cpp,
+/// serve_parallel.cpp) nor the serve mode's memory model reads: the key of a kept serving plan. Only
+/// fields memory_options(o, Mode::serve) resets too are reset, so equal keys mean equal serve models.
+Options serving_options(const Options& o);
+
 /// The memory models of one traced Model, most recently used first, at most kEntries of them.
 class MemoryCache {
  public:
   static constexpr size_t kEntries = 16;  // 4 modes × a few option sets the page switches between
   std::shared_ptr<ModeMemory> get(const Model& model, const Options& opt, Mode mode, int64_t seq,
                                   const Overheads& overheads);
+
+  /// The serving plan kept under `key` (serving_options), or null; and keeping one (most recent first).
+  static constexpr size_t kServingEntries = 8;
+  std::shared_ptr<const SharedServing> serving(const Options& key);
+  void keep_serving(Options key, std::shared_ptr<const SharedServing> serving);
 
  private:
   struct Entry {
@@ -65,6 +76,7 @@ class MemoryCache {
     std::shared_ptr<ModeMemory> memory;
   };
   std::vector<Entry> entries_;
+  std::vector<std::pair<Options, std::shared_ptr<const SharedServing>>> serving_;
 };
 
 }  // namespace cardfit

@@ -1,6 +1,7 @@
 // The whole plan for one model and one set of options: the requested configuration, batch-1
 // summaries per mode, the card table with splits, the cost and the assumptions.
 #pragma once
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -84,7 +85,9 @@ struct Plan {
   // attention_of): echoed in the report's plan section.
   bool grad_ckpt = false;
   Attention attention = Attention::sdpa;
-  Serving serving;                    // the engine's budget, concurrency and cost per card
+  // The engine's budget, concurrency and cost per card (shared with the plans of equal serving inputs).
+  std::shared_ptr<const SharedServing> shared_serving = std::make_shared<SharedServing>();
+  const Serving& serving() const { return shared_serving->serving; }
   ParallelPlan parallel;              // multi-GPU training per rank (options.parallel set)
 };
 

@@ -336,7 +336,19 @@ Plan make_plan(const Model& m, const Options& given, const Catalog& cat, MemoryC
   cost_plan(m, cat, p);
   std::vector<int64_t> serve_batch;
   for (const auto& row : p.cards) serve_batch.push_back(row.max_batch[int(Mode::serve)]);
-  p.serving = plan_serving(m, options, cat, memory[int(Mode::serve)], ov, p.serve_seq, serve_batch);
+  // The serving plan reads none of the LoRA, cost, fit or training-parallel options
+  // (serving_options): a re-plan that changes only those reuses it, when the cards are the
+  // catalog's own (a request catalog, with a cards filter or a custom card, lives for one plan).
+  const bool keep = cache && options.cards.empty() && !options.custom_memory_bytes;
+  const Options serving_key = keep ? serving_options(options) : Options{};
+  if (auto kept = keep ? cache->serving(serving_key) : nullptr) {
+    p.shared_serving = std::move(kept);
+  } else {
+    auto serving = std::make_shared<SharedServing>();
+    serving->serving = plan_serving(m, options, cat, memory[int(Mode::serve)], ov, p.serve_seq, serve_batch);
+    if (keep) cache->keep_serving(serving_key, serving);
+    p.shared_serving = std::move(serving);
+  }
   return p;
 }
 

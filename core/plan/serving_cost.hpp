@@ -49,6 +49,13 @@ struct Serving {
   std::string parallel;                 // serve_parallel's name when it splits ("" otherwise)
 };
 
+/// A serving plan shared by the plans whose serving inputs are equal (memory_cache.hpp
+/// serving_options), and its report text, written once on first need (report_serving.cpp).
+struct SharedServing {
+  Serving serving;
+  mutable std::string json;
+};
+
 /// hf_batch: the serve mode's largest batch per catalog card (the card solver's answer).
 Serving plan_serving(const Model& model, const Options& opt, const Catalog& catalog, const MemoryModel& serve,
                      const Overheads& overheads, int64_t max_model_len, const std::vector<int64_t>& hf_batch);

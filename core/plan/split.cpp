@@ -91,15 +91,24 @@ std::vector<int64_t> StageProfile::greedy(int64_t stages, int64_t micro, int64_t
   return greedy_into(stages, micro, limit, sizes) ? sizes : std::vector<int64_t>{};
 }
 
-bool StageProfile::greedy_into(int64_t stages, int64_t micro, int64_t limit, std::vector<int64_t>& sizes) const {
+bool StageProfile::greedy_into(int64_t stages, int64_t micro, int64_t limit, std::vector<int64_t>& sizes,
+                               __int128* next) const {
   sizes.clear();
   size_t first = 0;
+  __int128 least_next = std::numeric_limits<__int128>::max();
+  // The peak of this stage with the block it did not take: a limit at which the stage takes more.
+  auto note_next = [&](size_t from, size_t to, int64_t mult) {
+    if (next && to <= n_) least_next = std::min(least_next, peak(from, to, mult));
+  };
   for (int64_t k = 0; k < stages && first < n_; ++k) {
     const int64_t mult = std::min(stages - k, std::max<int64_t>(1, micro));
     auto fits = [&](size_t last) { return peak(first, last, mult) <= limit; };
     // Too heavy at this stage's micro-batches: the stage stays empty (the cut has one card fewer)
     // and the block goes to a later stage, which holds no more micro-batches.
-    if (!fits(first + 1)) continue;
+    if (!fits(first + 1)) {
+      note_next(first, first + 1, mult);
+      continue;
+    }
     size_t last = first + 1;  // fits
     if (monotone_) {
       // Galloping, then bisection: the peak grows with the blocks taken.
@@ -116,9 +125,11 @@ bool StageProfile::greedy_into(int64_t stages, int64_t micro, int64_t limit, std
     } else {
       while (last < n_ && fits(last + 1)) ++last;
     }
+    note_next(first, last + 1, mult);
     sizes.push_back(int64_t(last - first));
     first = last;
   }
+  if (next) *next = least_next;
   return first >= n_;
 }
 
@@ -144,15 +155,19 @@ std::vector<int64_t> pipeline_cut(const StageProfile& profile, int64_t stages, i
   // The least limit under which the greedy holds every block is the optimum: the greedy holds them
   // whenever some cut does (monotone profiles), and the greedy's own cut, run by its own stage
   // count (no more micro-batches per stage), peaks at that limit. Integers throughout: the answer
-  // is the optimum to the byte, in at most 64 probes.
+  // is the optimum to the byte, in at most 64 probes. A failing probe at `mid` fails at every limit
+  // below the least one at which one of its stages takes a block more (greedy_into's `next`), so
+  // the search skips to it: most probes move the lower end past many bisection steps.
   int64_t lo = 0, hi = fullest_stage(profile, best, micro);  // lo: no cut peaks at 0 (the workspace)
   while (hi - lo > 1) {
     const int64_t mid = lo + (hi - lo) / 2;
-    if (profile.greedy_into(stages, micro, mid, cut)) {
+    __int128 next = 0;
+    if (profile.greedy_into(stages, micro, mid, cut, &next)) {
       hi = fullest_stage(profile, cut, micro);  // at most mid
       std::swap(best, cut);
     } else {
-      lo = mid;
+      // hi holds, so next <= hi: the limits in [mid, next) all fail.
+      lo = int64_t(std::clamp<__int128>(next - 1, mid, hi - 1));
     }
   }
   if (fullest) *fullest = hi;

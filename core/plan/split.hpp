@@ -28,8 +28,11 @@ class StageProfile {
   /// For a monotone profile it holds every block whenever any cut into at most `stages` stages
   /// does (each of its stages ends at or after that cut's). O(stages × log blocks).
   std::vector<int64_t> greedy(int64_t stages, int64_t micro, int64_t limit) const;
-  /// The same into `sizes` (its storage reused across the balancing probes); false where greedy is empty.
-  bool greedy_into(int64_t stages, int64_t micro, int64_t limit, std::vector<int64_t>& sizes) const;
+  /// The same into `sizes` (its storage reused across the balancing probes); false where greedy is
+  /// empty. On false, `next` (if given) gets the least limit above `limit` at which some stage would
+  /// take one more block: every limit below it makes the same choices, so it fails too.
+  bool greedy_into(int64_t stages, int64_t micro, int64_t limit, std::vector<int64_t>& sizes,
+                   __int128* next = nullptr) const;
   /// The fewest stages of any cut whose stages all peak at or under `limit` (stage k of p holding
   /// min(p − k, micro) micro-batches), by a greedy from the last stage backwards (whose
   /// multipliers do not depend on p); 0 if none. Monotone profiles only. O(stages × log blocks).

@@ -29,10 +29,8 @@ void serving_row(JsonWriter& w, const ServingRow& r) {
   w.field("workload_batch", b.workload_batch);
   w.end_object();
 }
-}  // namespace
 
-void serving_section(JsonWriter& w, const Plan& p) {
-  const Serving& s = p.serving;
+void write_serving(JsonWriter& w, const Serving& s) {
   w.begin_object();
   w.field("bandwidth_efficiency", s.bandwidth_efficiency);
   w.field("card", s.priced ? s.rows[*s.priced].card->id : std::string());
@@ -63,6 +61,17 @@ void serving_section(JsonWriter& w, const Plan& p) {
   w.end_array();
   w.field("tp", s.tp);
   w.end_object();
+}
+}  // namespace
+
+void serving_section(JsonWriter& w, const Plan& p) {
+  // Written once per shared serving plan (plan.hpp), then copied.
+  const SharedServing& shared = *p.shared_serving;
+  if (shared.json.empty()) {
+    JsonWriter text(shared.json);
+    write_serving(text, shared.serving);
+  }
+  w.raw(shared.json);
 }
 
 }  // namespace cardfit

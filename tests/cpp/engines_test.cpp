@@ -19,10 +19,10 @@ const Catalog& catalog() {
 Plan plan_for(const Model& m, const std::string& options) { return make_plan(m, parse_options(options), catalog()); }
 
 const ServingRow& row(const Plan& p, const std::string& card) {
-  for (const auto& r : p.serving.rows)
+  for (const auto& r : p.serving().rows)
     if (r.card->id == card) return r;
   FAIL("no card " << card);
-  return p.serving.rows.front();
+  return p.serving().rows.front();
 }
 
 const Card& card_of(const std::string& id) { return *find_card(catalog(), id); }
@@ -260,7 +260,7 @@ TEST_CASE("Tensor parallelism halves weights and KV heads per rank, and replicat
   const EngineBudget& b16 = row(sixteen, "h100-sxm").budget;
   CHECK(b16.kv_replicated);
   CHECK(b16.block_bytes == b1.block_bytes / 8);
-  CHECK(sixteen.serving.tp == 16);
+  CHECK(sixteen.serving().tp == 16);
 }
 
 TEST_CASE("The decode roofline reads the weights and the batch's KV cache at the card's bandwidth", "[engines]") {
@@ -289,10 +289,10 @@ TEST_CASE("The decode roofline reads the weights and the batch's KV cache at the
 TEST_CASE("The hf engine is the serve mode: its concurrency is the card solver's serve batch", "[engines]") {
   const Model m = trace_golden("meta-llama-3-8b.json");
   const Plan p = plan_for(m, "{}");
-  REQUIRE(p.serving.engine == Engine::hf);
+  REQUIRE(p.serving().engine == Engine::hf);
   for (size_t i = 0; i < p.cards.size(); ++i) {
-    CHECK(p.serving.rows[i].budget.concurrency == p.cards[i].max_batch[int(Mode::serve)]);
-    CHECK(p.serving.rows[i].budget.weights_bytes == p.modes[int(Mode::serve)].components.front().bytes);
+    CHECK(p.serving().rows[i].budget.concurrency == p.cards[i].max_batch[int(Mode::serve)]);
+    CHECK(p.serving().rows[i].budget.weights_bytes == p.modes[int(Mode::serve)].components.front().bytes);
   }
 }
 
