@@ -122,16 +122,12 @@ Options serving_options(const Options& o) {
   return k;
 }
 
-std::shared_ptr<const SharedServing> MemoryCache::serving(const Options& key) {
-  auto it = std::find_if(serving_.begin(), serving_.end(), [&](const auto& e) { return e.first == key; });
-  if (it == serving_.end()) return nullptr;
-  std::rotate(serving_.begin(), it, it + 1);
-  return serving_.front().second;
+std::shared_ptr<const SharedServing> MemoryCache::serving(const Options& key) const {
+  return serving_ && serving_->key == key ? serving_->serving : nullptr;
 }
 
-void MemoryCache::keep_serving(Options key, std::shared_ptr<const SharedServing> serving) {
-  if (serving_.size() >= kServingEntries) serving_.pop_back();
-  serving_.insert(serving_.begin(), {std::move(key), std::move(serving)});
+void MemoryCache::keep_serving(const Options& key, std::shared_ptr<const SharedServing> serving) {
+  serving_ = std::make_unique<KeptServing>(KeptServing{key, std::move(serving)});
 }
 
 std::shared_ptr<ModeMemory> MemoryCache::get(const Model& model, const Options& opt, Mode mode, int64_t seq,

@@ -62,10 +62,10 @@ class MemoryCache {
   std::shared_ptr<ModeMemory> get(const Model& model, const Options& opt, Mode mode, int64_t seq,
                                   const Overheads& overheads);
 
-  /// The serving plan kept under `key` (serving_options), or null; and keeping one (most recent first).
-  static constexpr size_t kServingEntries = 8;
-  std::shared_ptr<const SharedServing> serving(const Options& key);
-  void keep_serving(Options key, std::shared_ptr<const SharedServing> serving);
+  /// The serving plan kept under `key` (serving_options), or null; and keeping one in its place (the
+  /// page's re-plans change LoRA, cost or training options far more often than serving ones).
+  std::shared_ptr<const SharedServing> serving(const Options& key) const;
+  void keep_serving(const Options& key, std::shared_ptr<const SharedServing> serving);
 
  private:
   struct Entry {
@@ -76,7 +76,11 @@ class MemoryCache {
     std::shared_ptr<ModeMemory> memory;
   };
   std::vector<Entry> entries_;
-  std::vector<std::pair<Options, std::shared_ptr<const SharedServing>>> serving_;
+  struct KeptServing {
+    Options key;
+    std::shared_ptr<const SharedServing> serving;
+  };
+  std::unique_ptr<KeptServing> serving_;
 };
 
 }  // namespace cardfit

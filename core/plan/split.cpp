@@ -92,13 +92,16 @@ std::vector<int64_t> StageProfile::greedy(int64_t stages, int64_t micro, int64_t
 }
 
 bool StageProfile::greedy_into(int64_t stages, int64_t micro, int64_t limit, std::vector<int64_t>& sizes,
-                               __int128* next) const {
+                               int64_t* next) const {
   sizes.clear();
   size_t first = 0;
-  __int128 least_next = std::numeric_limits<__int128>::max();
-  // The peak of this stage with the block it did not take: a limit at which the stage takes more.
+  int64_t least_next = INT64_MAX;
+  // The peak of this stage with the block it did not take: a limit at which the stage takes more
+  // (a peak past 64 bits is past every limit).
   auto note_next = [&](size_t from, size_t to, int64_t mult) {
-    if (next && to <= n_) least_next = std::min(least_next, peak(from, to, mult));
+    if (!next || to > n_) return;
+    const __int128 p = peak(from, to, mult);
+    if (p < least_next) least_next = int64_t(p);
   };
   for (int64_t k = 0; k < stages && first < n_; ++k) {
     const int64_t mult = std::min(stages - k, std::max<int64_t>(1, micro));
@@ -161,13 +164,13 @@ std::vector<int64_t> pipeline_cut(const StageProfile& profile, int64_t stages, i
   int64_t lo = 0, hi = fullest_stage(profile, best, micro);  // lo: no cut peaks at 0 (the workspace)
   while (hi - lo > 1) {
     const int64_t mid = lo + (hi - lo) / 2;
-    __int128 next = 0;
+    int64_t next = 0;
     if (profile.greedy_into(stages, micro, mid, cut, &next)) {
       hi = fullest_stage(profile, cut, micro);  // at most mid
       std::swap(best, cut);
     } else {
       // hi holds, so next <= hi: the limits in [mid, next) all fail.
-      lo = int64_t(std::clamp<__int128>(next - 1, mid, hi - 1));
+      lo = std::clamp(next - 1, mid, hi - 1);
     }
   }
   if (fullest) *fullest = hi;

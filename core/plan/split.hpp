@@ -32,7 +32,7 @@ class StageProfile {
   /// empty. On false, `next` (if given) gets the least limit above `limit` at which some stage would
   /// take one more block: every limit below it makes the same choices, so it fails too.
   bool greedy_into(int64_t stages, int64_t micro, int64_t limit, std::vector<int64_t>& sizes,
-                   __int128* next = nullptr) const;
+                   int64_t* next = nullptr) const;
   /// The fewest stages of any cut whose stages all peak at or under `limit` (stage k of p holding
   /// min(p − k, micro) micro-batches), by a greedy from the last stage backwards (whose
   /// multipliers do not depend on p); 0 if none. Monotone profiles only. O(stages × log blocks).
