@@ -17,20 +17,38 @@ SplitSolver& ModeMemory::solver() {
   return *solver_;
 }
 
+namespace {
+// The adapters and the QLoRA base: read by the LoRA and QLoRA models only (graph_costs.cpp
+// setup_for, is_lora_target, is_quantized).
+void reset_adapter_fields(Options& k) {
+  const Options d;
+  k.lora_rank = d.lora_rank;
+  k.lora_dropout = d.lora_dropout;
+  k.lora_targets = d.lora_targets;
+  k.qlora_quant = d.qlora_quant;
+  k.quantize = d.quantize;
+  k.bnb_version = d.bnb_version;
+  k.kbit_upcast = d.kbit_upcast;
+}
+
+// The multi-GPU training plan's own options (parallel.cpp), but tp, which the serving engines read.
+void reset_training_parallel_fields(Options& k) {
+  const Options d;
+  k.parallel = d.parallel;
+  k.shard_group = d.shard_group;
+  k.reshard_after_forward = d.reshard_after_forward;
+  k.offload_optimizer = d.offload_optimizer;
+  k.offload_params = d.offload_params;
+  k.cp = d.cp;
+  k.ep = d.ep;
+}
+}  // namespace
+
 Options memory_options(const Options& o, Mode mode) {
   const Options d;
   Options k = o;
-  // The adapters and the QLoRA base: read by the LoRA and QLoRA models only (graph_costs.cpp
-  // setup_for, is_lora_target, is_quantized): a new LoRA rank rebuilds two models, not four.
-  if (mode == Mode::full || mode == Mode::serve) {
-    k.lora_rank = d.lora_rank;
-    k.lora_dropout = d.lora_dropout;
-    k.lora_targets = d.lora_targets;
-    k.qlora_quant = d.qlora_quant;
-    k.quantize = d.quantize;
-    k.bnb_version = d.bnb_version;
-    k.kbit_upcast = d.kbit_upcast;
-  }
+  // A new LoRA rank rebuilds two models, not four.
+  if (mode == Mode::full || mode == Mode::serve) reset_adapter_fields(k);
   // The QLoRA model's upcast default depends on the requested mode and strategy (stacks.hpp
   // sharded_qlora), which the key drops below: the key holds the value it resolves to.
   if (mode == Mode::qlora) k.kbit_upcast = effective_options(o).kbit_upcast;
@@ -78,30 +96,17 @@ Options memory_options(const Options& o, Mode mode) {
   k.bandwidth_efficiency = d.bandwidth_efficiency;
   // Multi-GPU training per rank (parallel.cpp reads the full-mode model; gpus stays: memory.cpp
   // reads it for DDP's buckets).
-  k.parallel = d.parallel;
-  k.shard_group = d.shard_group;
-  k.reshard_after_forward = d.reshard_after_forward;
-  k.offload_optimizer = d.offload_optimizer;
-  k.offload_params = d.offload_params;
+  reset_training_parallel_fields(k);
   k.tp = d.tp;
-  k.cp = d.cp;
-  k.ep = d.ep;
   return k;
 }
 
 Options serving_options(const Options& o) {
   const Options d;
   Options k = o;
-  // Read by the LoRA and QLoRA models only (memory_options resets them for the serve model).
-  k.lora_rank = d.lora_rank;
-  k.lora_dropout = d.lora_dropout;
-  k.lora_targets = d.lora_targets;
-  k.qlora_quant = d.qlora_quant;
-  k.quantize = d.quantize;
-  k.bnb_version = d.bnb_version;
-  k.kbit_upcast = d.kbit_upcast;
+  reset_adapter_fields(k);  // memory_options resets them for the serve model too
   // The requested mode, the cost, the borderline band, the fit advisor, the checkpoint
-  // reconciliation and the multi-GPU training plan (tp stays: the engines read it).
+  // reconciliation and the multi-GPU training plan.
   k.mode = d.mode;
   k.borderline_factor = d.borderline_factor;
   k.epochs = d.epochs;
@@ -112,13 +117,7 @@ Options serving_options(const Options& o) {
   k.checkpoint_total = d.checkpoint_total;
   k.safetensors_header = d.safetensors_header;
   k.safetensors_index = d.safetensors_index;
-  k.parallel = d.parallel;
-  k.shard_group = d.shard_group;
-  k.reshard_after_forward = d.reshard_after_forward;
-  k.offload_optimizer = d.offload_optimizer;
-  k.offload_params = d.offload_params;
-  k.cp = d.cp;
-  k.ep = d.ep;
+  reset_training_parallel_fields(k);
   return k;
 }
 

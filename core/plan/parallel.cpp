@@ -43,6 +43,7 @@ constexpr int64_t kNodeCards = 8;
 
 bool is_fsdp(Parallel p) { return p == Parallel::fsdp || p == Parallel::fsdp2 || p == Parallel::hsdp; }
 bool is_zero(Parallel p) { return p == Parallel::zero1 || p == Parallel::zero2 || p == Parallel::zero3; }
+bool is_fsdp1(Parallel p) { return p == Parallel::fsdp || p == Parallel::hsdp; }  // FlatParameter units
 
 // What DeepSpeedZeroOptimizer.step (stage_1_and_2.py, v0.9.0 and edaa722) holds beyond the rank's
 // state at its three moments, in order: the norm (get_grad_norm_direct: g.data.double() of each
@@ -136,7 +137,7 @@ ParallelLayout parallel_layout(const Model& m, const Options& o, Parallel strate
       bad("reshard_after_forward", "Option reshard_after_forward (" + std::to_string(l.reshard_after_forward) +
                                        ") must divide the shard ranks (" + std::to_string(l.shard) + ").");
   }
-  if (o.parallel == strategy && o.mode == Mode::qlora && (strategy == Parallel::fsdp || strategy == Parallel::hsdp)) {
+  if (o.parallel == strategy && sharded_qlora(o)) {
     // FSDP1 flattens a unit's parameters into one FlatParameter of one floating dtype
     // (_flat_param.py _validate_tensors_to_flatten): bitsandbytes 4-bit storage in
     // bnb_4bit_quant_storage can join the unit's 16-bit norms; int8 and GPTQ's int32 cannot, and
@@ -165,7 +166,7 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
   // QLoRA (DDP, FSDP1; plan_parallel): the adapters train as LoRA's; the 4-bit base is the single
   // card's, whole on every DDP replica, flattened and sharded per unit under FSDP1.
   lora_ = opt.mode == Mode::lora || opt.mode == Mode::qlora;
-  peft_fsdp1_ = lora_ && (lay.strategy == Parallel::fsdp || lay.strategy == Parallel::hsdp);
+  peft_fsdp1_ = lora_ && is_fsdp1(lay.strategy);
   const bool qlora = opt.mode == Mode::qlora;
   const StepSetup s = make_setup(m, peft_fsdp1_ && qlora ? effective_options(opt) : opt, lora_ ? opt.mode : Mode::full);
   // memory.cpp: without autocast, mixed precision keeps an fp32 master inside the optimizer's states.
@@ -852,8 +853,7 @@ ParallelPlan plan_parallel(const Model& m, const Options& opt, const MemoryModel
   // launch with device_map {"": local_rank}), and FSDP1 (fsdp, hsdp) over 4-bit storage in
   // bnb_4bit_quant_storage (PEFT's FSDP QLoRA recipe). FSDP2 and ZeRO-3 (zero3_init) over 4-bit
   // weights are not modelled yet, nor TP/CP/EP under QLoRA.
-  auto qlora_strategy = [](Parallel s) { return s == Parallel::ddp || s == Parallel::fsdp || s == Parallel::hsdp; };
-  const bool qlora_ok = opt.mode == Mode::qlora && qlora_strategy(opt.parallel) &&
+  const bool qlora_ok = opt.mode == Mode::qlora && (opt.parallel == Parallel::ddp || is_fsdp1(opt.parallel)) &&
                         p.layout.tp == 1 && p.layout.cp == 1 && p.layout.ep == 1;
   if (opt.mode != Mode::full && !lora_ok && !qlora_ok) {
     p.supported = false;
@@ -871,10 +871,7 @@ ParallelPlan plan_parallel(const Model& m, const Options& opt, const MemoryModel
              "samples, not the memory; no smallest N per card is listed (for a sharded cut: parallel fsdp).";
   // QLoRA: only the strategies it is planned under are candidates (under DDP: none, its per-rank
   // memory does not fall with N).
-  auto candidate = [&](const Candidate& c) {
-    if (opt.mode == Mode::qlora) return opt.parallel != Parallel::ddp && (c.strategy == Parallel::fsdp || c.strategy == Parallel::hsdp);
-    return true;
-  };
+  auto candidate = [&](const Candidate& c) { return opt.mode != Mode::qlora || is_fsdp1(c.strategy); };
   const RankModel rm(m, opt, full, p.layout);
   p.rank = rm.at(opt.batch);
   p.priced_card = priced_card;
@@ -972,7 +969,7 @@ ParallelPlan plan_parallel(const Model& m, const Options& opt, const MemoryModel
        "network carry every collective). The inter-node network is an assumption.",
        "NVIDIA DGX/HGX H100 system (8 GPUs, NVSwitch, 8 × 400 Gb/s)"},
   };
-  if (opt.mode != Mode::full && (opt.parallel == Parallel::fsdp || opt.parallel == Parallel::hsdp))
+  if (opt.mode != Mode::full && is_fsdp1(opt.parallel))
     p.assumptions.push_back(
         {"peft_fsdp1",
          "LoRA and QLoRA under FSDP1 as the HF Trainer wraps them: each lora_A and lora_B is a unit of its own "

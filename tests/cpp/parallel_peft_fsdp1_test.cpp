@@ -160,15 +160,7 @@ TEST_CASE("QLoRA under FSDP1 in the plan: per-rank memory falls with N, smallest
 
 TEST_CASE("QLoRA under FSDP1: an fp32 upcast or a non-4-bit base is a coded error naming the option", "[parallel]") {
   const Model m = trace_golden("meta-llama-3-8b.json");
-  auto field_of = [&](const std::string& options) {
-    try {
-      make_plan(m, parse_options(options), load_catalog());
-    } catch (const Error& e) {
-      CHECK(e.code == ErrorCode::option_value);
-      return e.path;
-    }
-    return std::string("no error");
-  };
+  auto field_of = [&](const std::string& options) { return option_error_field(m, options); };
   CHECK(field_of(opts(4, R"(,"kbit_upcast":true)")) == "kbit_upcast");
   CHECK(field_of(opts(4, R"(,"qlora_quant":"int8")")) == "qlora_quant");
   CHECK(field_of(all_projections_options("qlora", "hsdp", 16, R"(,"qlora_quant":"gptq")")) == "qlora_quant");

@@ -9,6 +9,7 @@
 #include "plan/option_schema.hpp"
 #include "plan/parallel.hpp"
 #include "plan/plan.hpp"
+#include "parallel_test_util.hpp"
 #include "report/report.hpp"
 #include "test_util.hpp"
 
@@ -233,14 +234,7 @@ TEST_CASE("ZeRO-3 offload_param keeps only persistent, fetched and prefetched pa
 
 TEST_CASE("TP CP EP and shard-group degrees that do not divide are coded errors naming the field", "[parallel]") {
   auto field_of = [](const std::string& file, const std::string& options) {
-    const Model m = trace_golden(file);
-    try {
-      make_plan(m, parse_options(options), load_catalog());
-    } catch (const Error& e) {
-      CHECK(e.code == ErrorCode::option_value);
-      return e.path;
-    }
-    return std::string("no error");
+    return test::option_error_field(trace_golden(file), options);
   };
   CHECK(field_of("meta-llama-3-8b.json", opts(6, "fsdp", R"(,"tp":3)")) == "tp");    // 32 heads
   CHECK(field_of("meta-llama-3-8b.json", opts(16, "fsdp", R"(,"tp":16)")) == "tp");  // 8 KV heads: no replication

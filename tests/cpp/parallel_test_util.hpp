@@ -5,6 +5,9 @@
 #include <memory>
 #include <string>
 
+#include <catch2/catch.hpp>
+
+#include "error.hpp"
 #include "plan/memory.hpp"
 #include "plan/option_schema.hpp"
 #include "plan/parallel.hpp"
@@ -30,6 +33,18 @@ inline std::string all_projections_options(const char* mode, const char* paralle
   return std::string(R"({"mode":")") + mode + R"(","seq":2048,"precision":"bf16-mixed","lora_rank":16,)" +
          R"("lora_targets":["q_proj","k_proj","v_proj","o_proj","gate_proj","up_proj","down_proj"],"gpus":)" +
          std::to_string(n) + R"(,"parallel":")" + parallel + "\"" + extra + "}";
+}
+
+/// The option a plan of `m` under `options` refuses (its Error's path, with code option_value), or
+/// "no error".
+inline std::string option_error_field(const Model& m, const std::string& options) {
+  try {
+    make_plan(m, parse_options(options), load_catalog());
+  } catch (const Error& e) {
+    CHECK(e.code == ErrorCode::option_value);
+    return e.path;
+  }
+  return "no error";
 }
 
 struct Llama8bRanks {
