@@ -137,7 +137,10 @@ ParallelLayout parallel_layout(const Model& m, const Options& o, Parallel strate
       bad("reshard_after_forward", "Option reshard_after_forward (" + std::to_string(l.reshard_after_forward) +
                                        ") must divide the shard ranks (" + std::to_string(l.shard) + ").");
   }
-  if (o.parallel == strategy && sharded_qlora(o)) {
+  if (o.parallel == strategy && sharded_qlora(o) && strategy == Parallel::fsdp2 && o.qlora_quant != QuantKind::nf4)
+    bad("qlora_quant", "QLoRA under FSDP2 (parallel fsdp2) is planned as torchtune's: torchao NF4Tensor weights "
+                       "sharded on dim 0 with their scalers; qlora_quant must be nf4.");
+  if (o.parallel == strategy && sharded_qlora(o) && is_fsdp1(strategy)) {
     // FSDP1 flattens a unit's parameters into one FlatParameter of one floating dtype
     // (_flat_param.py _validate_tensors_to_flatten): bitsandbytes 4-bit storage in
     // bnb_4bit_quant_storage can join the unit's 16-bit norms; int8 and GPTQ's int32 cannot, and
@@ -168,7 +171,8 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
   lora_ = opt.mode == Mode::lora || opt.mode == Mode::qlora;
   peft_fsdp1_ = lora_ && is_fsdp1(lay.strategy);
   const bool qlora = opt.mode == Mode::qlora;
-  const StepSetup s = make_setup(m, peft_fsdp1_ && qlora ? effective_options(opt) : opt, lora_ ? opt.mode : Mode::full);
+  // QLoRA: the setup the single card's model was built with (memory.cpp plans effective_options).
+  const StepSetup s = make_setup(m, qlora ? effective_options(opt) : opt, lora_ ? opt.mode : Mode::full);
   // memory.cpp: without autocast, mixed precision keeps an fp32 master inside the optimizer's states.
   lora_master_ = lora_ && !s.autocast && opt.precision != Precision::fp32 &&
                  resolve_policies(opt).master_weights != MasterWeights::none;
@@ -338,6 +342,17 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
       for (const auto& b : m.blocks)
         for (const auto& n : b.nodes)
           if (n.params <= kPersistence && n.experts <= 1 && n.op == Op::norm) persistent_ = add(persistent_, n.params);
+  }
+  // QLoRA under FSDP2 (torchtune): each NF4Tensor is chunked on dim 0 with its scalers and
+  // factors (torchao nf4tensor.py nf4_split) and all-gathered as its inner 4-bit, int8 and fp32
+  // tensors (fsdp_pre_all_gather), so a unit gathers its layer's stored bytes, not 16-bit elements:
+  // the gathered counts become those bytes (the single card's, by the padding's share) in units
+  // of the compute dtype, which the moments multiply by.
+  if (opt.mode == Mode::qlora && st == Parallel::fsdp2) {
+    std::map<int, int64_t> stored;
+    for (size_t b = 0; b < nb; ++b) stored[m.blocks[b].layer] += single.blocks()[b].weights;
+    for (auto& [layer, sg] : by_layer)
+      sg.second = ceil_div(scale_exact(stored[layer], sg.second, std::max<int64_t>(1, block_sum[layer])), compute_);
   }
   // Attribute a layer's shard to its first block (a unit reduce-scatters once its whole backward
   // is done) and its gathered elements likewise.
@@ -851,18 +866,20 @@ ParallelPlan plan_parallel(const Model& m, const Options& opt, const MemoryModel
   const bool lora_ok = opt.mode == Mode::lora;
   // QLoRA per rank: DDP, each replica the single card's 4-bit model (the HF Trainer / accelerate
   // launch with device_map {"": local_rank}), and FSDP1 (fsdp, hsdp) over 4-bit storage in
-  // bnb_4bit_quant_storage (PEFT's FSDP QLoRA recipe). FSDP2 and ZeRO-3 (zero3_init) over 4-bit
-  // weights are not modelled yet, nor TP/CP/EP under QLoRA.
-  const bool qlora_ok = opt.mode == Mode::qlora && (opt.parallel == Parallel::ddp || is_fsdp1(opt.parallel)) &&
+  // bnb_4bit_quant_storage (PEFT's FSDP QLoRA recipe), and FSDP2 as torchtune runs it (torchao
+  // NF4Tensor chunked on dim 0). ZeRO-3 (zero3_init) over 4-bit weights is not modelled yet, nor
+  // TP/CP/EP under QLoRA.
+  const bool qlora_ok = opt.mode == Mode::qlora &&
+                        (opt.parallel == Parallel::ddp || opt.parallel == Parallel::fsdp2 || is_fsdp1(opt.parallel)) &&
                         p.layout.tp == 1 && p.layout.cp == 1 && p.layout.ep == 1;
   if (opt.mode != Mode::full && !lora_ok && !qlora_ok) {
     p.supported = false;
     p.note = opt.mode == Mode::qlora
                  ? "Per-rank QLoRA memory is modelled under ddp (every replica the single card's 4-bit model, the "
-                   "adapters' gradients bucketed) and FSDP1 (fsdp, hsdp: 4-bit storage in bnb_4bit_quant_storage, "
-                   "sharded per unit), without tp, cp or ep. FSDP2's and ZeRO-3's sharding of 4-bit weights "
-                   "(torchao NF4Tensor, zero3_init) is not modelled here yet."
-                 : "Per-rank memory is modelled for full fine-tuning, LoRA, and QLoRA under ddp, fsdp and hsdp; "
+                   "adapters' gradients bucketed), FSDP1 (fsdp, hsdp: 4-bit storage in bnb_4bit_quant_storage, "
+                   "sharded per unit) and FSDP2 (fsdp2: torchtune's NF4Tensor chunks), without tp, cp or ep. ZeRO's "
+                   "sharding of 4-bit weights (zero3_init) is not modelled here yet."
+                 : "Per-rank memory is modelled for full fine-tuning, LoRA, and QLoRA under ddp, fsdp, hsdp and fsdp2; "
                    "serving across GPUs is the serving section's (tensor parallel).";
     return p;
   }
@@ -871,7 +888,9 @@ ParallelPlan plan_parallel(const Model& m, const Options& opt, const MemoryModel
              "samples, not the memory; no smallest N per card is listed (for a sharded cut: parallel fsdp).";
   // QLoRA: only the strategies it is planned under are candidates (under DDP: none, its per-rank
   // memory does not fall with N).
-  auto candidate = [&](const Candidate& c) { return opt.mode != Mode::qlora || is_fsdp1(c.strategy); };
+  auto candidate = [&](const Candidate& c) {
+    return opt.mode != Mode::qlora || is_fsdp1(c.strategy) || c.strategy == Parallel::fsdp2;
+  };
   const RankModel rm(m, opt, full, p.layout);
   p.rank = rm.at(opt.batch);
   p.priced_card = priced_card;
@@ -984,6 +1003,16 @@ ParallelPlan plan_parallel(const Model& m, const Options& opt, const MemoryModel
          "_load_state_dict_into_meta_model; peft utils/other.py fsdp_auto_wrap_policy (5d602fd); trl "
          "trainer/sft_trainer.py is_sharded_qlora (f2cd577); bitsandbytes functional.py quantize_4bit (95f9af3); "
          "torch/distributed/fsdp/_flat_param.py"});
+  if (opt.mode == Mode::qlora && opt.parallel == Parallel::fsdp2)
+    p.assumptions.push_back(
+        {"qlora_fsdp2",
+         "QLoRA under FSDP2 as torchtune runs it: each NF4Tensor base weight (4-bit data, an int8 scaler per 64 "
+         "weights, an fp32 factor per 256 scalers) is chunked on dim 0 over the shard ranks with its scalers and "
+         "factors, so no quantization state is whole on a rank; a unit all-gathers those inner tensors (its layer's "
+         "stored bytes, not 16-bit weights) and each linear dequantizes to a transient 16-bit weight as on one card; "
+         "adapters, norms and embeddings are per-parameter DTensors in their dtype, as for LoRA under FSDP2.",
+         "torchao dtypes/nf4tensor.py (nf4_split, fsdp_pre_all_gather, fsdp_post_all_gather, 36027d8); torchtune "
+         "modules/peft/lora.py LoRALinear quantize_base, recipes/lora_finetune_distributed.py (bd2a0fc)"});
   return p;
 }
 

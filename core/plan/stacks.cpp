@@ -114,7 +114,7 @@ Policies resolve_policies(const Options& o) {
 }
 
 bool sharded_qlora(const Options& o) {
-  return o.mode == Mode::qlora && (o.parallel == Parallel::fsdp || o.parallel == Parallel::hsdp);
+  return o.mode == Mode::qlora && (o.parallel == Parallel::fsdp || o.parallel == Parallel::hsdp || o.parallel == Parallel::fsdp2);
 }
 
 bool uses_stack_policies(const Options& o) {
@@ -314,8 +314,9 @@ std::vector<PolicyAssumption> stack_assumptions(const Options& o, int64_t paged_
       p.kbit_upcast ? "k-bit training: prepare_model_for_kbit_training casts the non-quantized weights (embeddings, "
                       "norms, head) to fp32."
       : sharded_qlora(o) ? "k-bit training under FSDP: the non-quantized weights (embeddings, norms, head) stay 16-bit; "
-                           "TRL never calls prepare_model_for_kbit_training for sharded QLoRA (is_sharded_qlora), and "
-                           "FSDP1 flattens a unit's 4-bit storage and norms into one FlatParameter of one dtype."
+                           "TRL never calls prepare_model_for_kbit_training for sharded QLoRA (is_sharded_qlora), "
+                           "FSDP1 flattens a unit's 4-bit storage and norms into one FlatParameter of one dtype, and "
+                           "torchtune (FSDP2) never upcasts."
                     : "k-bit training: the non-quantized weights (embeddings, norms, head) stay 16-bit (axolotl casts "
                       "them back after prepare_model_for_kbit_training; torchtune never calls it).",
       "kbit_upcast", p.kbit_upcast ? "true" : "false",

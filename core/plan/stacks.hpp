@@ -49,8 +49,9 @@ Policies resolve_policies(const Options& opt);
 /// Whether anything differs from today's hf model (a stack other than hf or a policy option set):
 /// only then does the plan list the stack's assumptions (the hf plan is unchanged, word for word).
 bool uses_stack_policies(const Options& opt);
-/// QLoRA under an FSDP1 sharding strategy (fsdp, hsdp): the HF recipe with bnb_4bit_quant_storage,
-/// where TRL skips prepare_model_for_kbit_training, so kbit_upcast defaults to false.
+/// QLoRA under a sharding strategy: FSDP1 (fsdp, hsdp, the HF recipe with bnb_4bit_quant_storage,
+/// where TRL skips prepare_model_for_kbit_training) or FSDP2 (fsdp2, torchtune's recipe, which never
+/// calls it): kbit_upcast defaults to false.
 bool sharded_qlora(const Options& opt);
 
 /// The options the memory model plans with: pure 16-bit training (master_weights none) is

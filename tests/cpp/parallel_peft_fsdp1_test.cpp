@@ -118,6 +118,29 @@ TEST_CASE("LoRA under FSDP1 and HSDP: the frozen 16-bit base flat per unit, fp32
     }
 }
 
+TEST_CASE("QLoRA under FSDP2 (torchtune's NF4Tensor chunks): every stored byte sharded, units gathered as stored",
+          "[parallel]") {
+  for (int64_t n : {2, 4, 8}) {
+    INFO("N = " << n);  // every dim 0 here (4096, 1024, 14336, 128256, r = 16) divides by 8: no padding
+    const Ranks s("meta-llama-3-8b.json", all_projections_options("qlora", "fsdp2", n));
+    const RankModel rm = s.rank();
+    const LlamaDims& d = k8b;
+    const int64_t a = d.adapters(kAllProjectionsRank);
+    // The layer as stored: 4-bit data and constants of its linears, its two bf16 norms, its fp32 adapters.
+    const int64_t layer = d.linear_per_layer() / 2 + d.quant_constants() / d.layers + 2 * 2 * d.hidden + 4 * a / d.layers;
+    const auto at = rm.moment(s.step(), 1);
+    CHECK(at[R::kParams] == (d.layers * layer + 2 * d.root_elements()) / n);
+    CHECK(at[R::kQuantState] == 0);
+    CHECK(at[R::kStates] == 8 * a / n);
+    CHECK(at[R::kGrads] == 4 * a / n);
+    const auto fw = rm.moment(s.forward_of("model.layers.10"), 1);
+    CHECK(fw[R::kGathered] == 2 * d.root_elements() + 2 * layer);
+  }
+  // torchao's NF4 only.
+  CHECK(option_error_field(trace_golden("meta-llama-3-8b.json"),
+                           all_projections_options("qlora", "fsdp2", 4, R"(,"qlora_quant":"fp4")")) == "qlora_quant");
+}
+
 TEST_CASE("QLoRA under FSDP1 with CPU offload: shards, gradients and states on the host, the QuantState stays",
           "[parallel]") {
   const Ranks s("meta-llama-3-70b.json", opts(2, R"(,"offload_params":true)"));
@@ -132,7 +155,7 @@ TEST_CASE("QLoRA under FSDP1 with CPU offload: shards, gradients and states on t
   CHECK(host[R::kQuantState] == 0);
 }
 
-TEST_CASE("QLoRA under FSDP1 in the plan: per-rank memory falls with N, smallest N per card over fsdp and hsdp",
+TEST_CASE("QLoRA under FSDP1 in the plan: per-rank memory falls with N, smallest N per card over fsdp, fsdp2, hsdp",
           "[parallel]") {
   const Catalog cat = load_catalog();
   const Model m = trace_golden("meta-llama-3-70b.json");
@@ -147,9 +170,10 @@ TEST_CASE("QLoRA under FSDP1 in the plan: per-rank memory falls with N, smallest
     CHECK(named);
     REQUIRE_FALSE(p.parallel.cards.empty());
     for (const auto& row : p.parallel.cards) {
-      REQUIRE(row.smallest.size() == 2);
+      REQUIRE(row.smallest.size() == 3);
       CHECK(row.smallest[0].strategy == Parallel::fsdp);
-      CHECK(row.smallest[1].strategy == Parallel::hsdp);
+      CHECK(row.smallest[1].strategy == Parallel::fsdp2);
+      CHECK(row.smallest[2].strategy == Parallel::hsdp);
     }
   }
   // The single-card QLoRA plan of the same options is the no-upcast model the ranks start from.
