@@ -140,15 +140,17 @@ ParallelLayout parallel_layout(const Model& m, const Options& o, Parallel strate
   if (o.parallel == strategy && sharded_qlora(o) && strategy == Parallel::fsdp2 && o.qlora_quant != QuantKind::nf4)
     bad("qlora_quant", "QLoRA under FSDP2 (parallel fsdp2) is planned as torchtune's: torchao NF4Tensor weights "
                        "sharded on dim 0 with their scalers; qlora_quant must be nf4.");
-  if (o.parallel == strategy && sharded_qlora(o) && is_fsdp1(strategy)) {
+  if (o.parallel == strategy && sharded_qlora(o) && (is_fsdp1(strategy) || strategy == Parallel::zero3)) {
     // FSDP1 flattens a unit's parameters into one FlatParameter of one floating dtype
     // (_flat_param.py _validate_tensors_to_flatten): bitsandbytes 4-bit storage in
     // bnb_4bit_quant_storage can join the unit's 16-bit norms; int8 and GPTQ's int32 cannot, and
     // prepare_model_for_kbit_training's fp32 norms cannot sit beside 16-bit storage.
+    // ZeRO-3 partitions floating-point parameters (partition_parameters.py), the storage included.
     if (o.qlora_quant != QuantKind::nf4 && o.qlora_quant != QuantKind::fp4)
-      bad("qlora_quant", "QLoRA under FSDP (parallel fsdp, hsdp) needs a bitsandbytes 4-bit base (qlora_quant nf4 or "
-                         "fp4, stored in bnb_4bit_quant_storage): FSDP flattens each unit into one floating-point tensor.");
-    if (o.kbit_upcast.value_or(false))
+      bad("qlora_quant", "QLoRA under FSDP (parallel fsdp, hsdp) or ZeRO-3 needs a bitsandbytes 4-bit base (qlora_quant "
+                         "nf4 or fp4, stored in bnb_4bit_quant_storage): each unit or parameter is sharded as one "
+                         "floating-point tensor.");
+    if (is_fsdp1(strategy) && o.kbit_upcast.value_or(false))
       bad("kbit_upcast", "QLoRA under FSDP (parallel fsdp, hsdp) keeps the non-quantized weights 16-bit (kbit_upcast "
                          "false): FSDP flattens a unit's 4-bit storage and norms into one tensor of one dtype, so "
                          "TRL skips prepare_model_for_kbit_training for sharded QLoRA.");
@@ -171,6 +173,9 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
   lora_ = opt.mode == Mode::lora || opt.mode == Mode::qlora;
   peft_fsdp1_ = lora_ && is_fsdp1(lay.strategy);
   const bool qlora = opt.mode == Mode::qlora;
+  // QLoRA whose 4-bit storage is sharded as 16-bit elements: FSDP1's FlatParameters and ZeRO-3's
+  // partitions (PEFT's DeepSpeed recipe: zero3_init, bnb_4bit_quant_storage bf16).
+  const bool storage_sharded = qlora && (peft_fsdp1_ || lay.strategy == Parallel::zero3);
   // QLoRA: the setup the single card's model was built with (memory.cpp plans effective_options).
   const StepSetup s = make_setup(m, qlora ? effective_options(opt) : opt, lora_ ? opt.mode : Mode::full);
   // memory.cpp: without autocast, mixed precision keeps an fp32 master inside the optimizer's states.
@@ -228,10 +233,10 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
       // Megatron TP: column/row-parallel linears and the vocab-parallel embedding and head split
       // over tp; norms, routers and biases of replicated layers stay whole. MoE experts over ep.
       int64_t e = n.params;
-      if (peft_fsdp1_ && qlora && is_quantized(n, opt)) {
+      if (storage_sharded && is_quantized(n, opt)) {
         // bitsandbytes packs the 4-bit data into bnb_4bit_quant_storage elements (the compute dtype:
-        // FSDP1 flattens it with the unit's norms); the QuantState is a plain attribute of the
-        // Params4bit, which FSDP neither flattens nor shards (fsdp_qlora train.py: "FSDP only syncs
+        // FSDP1 flattens it with the unit's norms, ZeRO-3 partitions it); the QuantState is a plain
+        // attribute of the Params4bit, which neither shards (fsdp_qlora train.py: "FSDP only syncs
         // parameters and buffers"): whole on every rank.
         const int64_t qw = std::min(mul(mul(n.in, n.out), n.experts), n.params);
         const FourBitBytes fb = four_bit_bytes(opt.double_quant, qw);
@@ -280,7 +285,8 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
   // grouped as the blocks are; with TP/EP, or where the grouping does not match, flat per block.
   std::map<int, int64_t> block_sum;
   for (size_t b = 0; b < nb; ++b) block_sum[m.blocks[b].layer] += elems_[b];
-  bool per_tensor = lay.tp == 1 && lay.ep == 1 && (st == Parallel::fsdp2 || st == Parallel::zero3);
+  // (QLoRA's storage is not its tensors' element count: ZeRO-3 then partitions per block.)
+  bool per_tensor = lay.tp == 1 && lay.ep == 1 && (st == Parallel::fsdp2 || st == Parallel::zero3) && !storage_sharded;
   if (per_tensor) {
     // Summed per layer in a vector indexed by layer + 1 (a model may hold tens of thousands of
     // expert tensors, and the smallest-N search builds one rank model per probe).
@@ -633,6 +639,7 @@ std::array<int64_t, R::kCount> RankModel::event_bytes(size_t ei, int64_t batch) 
   out[kStates] = states;
   if (st == Parallel::zero3) {
     out[kParams] = add(mul(c, R), mul(c, persistent_));
+    out[kQuantState] = quant_constants_;
     // stage3.py: grad_partitions_flat_buffer (gradient_accumulation_dtype = the 16-bit dtype) and
     // the IPG bucket of reduce_bucket_size, both allocated at initialisation.
     out[kGrads] = mul(c, RT);
@@ -867,19 +874,20 @@ ParallelPlan plan_parallel(const Model& m, const Options& opt, const MemoryModel
   // QLoRA per rank: DDP, each replica the single card's 4-bit model (the HF Trainer / accelerate
   // launch with device_map {"": local_rank}), and FSDP1 (fsdp, hsdp) over 4-bit storage in
   // bnb_4bit_quant_storage (PEFT's FSDP QLoRA recipe), and FSDP2 as torchtune runs it (torchao
-  // NF4Tensor chunked on dim 0). ZeRO-3 (zero3_init) over 4-bit weights is not modelled yet, nor
-  // TP/CP/EP under QLoRA.
+  // NF4Tensor chunked on dim 0), and ZeRO-3 (PEFT's DeepSpeed recipe: the storage partitioned).
+  // ZeRO-1/2 (whole 16-bit models per rank) and TP/CP/EP under QLoRA are not modelled.
   const bool qlora_ok = opt.mode == Mode::qlora &&
-                        (opt.parallel == Parallel::ddp || opt.parallel == Parallel::fsdp2 || is_fsdp1(opt.parallel)) &&
+                        (opt.parallel == Parallel::ddp || opt.parallel == Parallel::fsdp2 || opt.parallel == Parallel::zero3 ||
+                         is_fsdp1(opt.parallel)) &&
                         p.layout.tp == 1 && p.layout.cp == 1 && p.layout.ep == 1;
   if (opt.mode != Mode::full && !lora_ok && !qlora_ok) {
     p.supported = false;
     p.note = opt.mode == Mode::qlora
                  ? "Per-rank QLoRA memory is modelled under ddp (every replica the single card's 4-bit model, the "
                    "adapters' gradients bucketed), FSDP1 (fsdp, hsdp: 4-bit storage in bnb_4bit_quant_storage, "
-                   "sharded per unit) and FSDP2 (fsdp2: torchtune's NF4Tensor chunks), without tp, cp or ep. ZeRO's "
-                   "sharding of 4-bit weights (zero3_init) is not modelled here yet."
-                 : "Per-rank memory is modelled for full fine-tuning, LoRA, and QLoRA under ddp, fsdp, hsdp and fsdp2; "
+                   "sharded per unit), FSDP2 (fsdp2: torchtune's NF4Tensor chunks) and zero3 (the storage "
+                   "partitioned), without tp, cp or ep; zero1 and zero2 are not modelled here."
+                 : "Per-rank memory is modelled for full fine-tuning, LoRA, and QLoRA under ddp, fsdp, hsdp, fsdp2 and zero3; "
                    "serving across GPUs is the serving section's (tensor parallel).";
     return p;
   }
@@ -889,7 +897,7 @@ ParallelPlan plan_parallel(const Model& m, const Options& opt, const MemoryModel
   // QLoRA: only the strategies it is planned under are candidates (under DDP: none, its per-rank
   // memory does not fall with N).
   auto candidate = [&](const Candidate& c) {
-    return opt.mode != Mode::qlora || is_fsdp1(c.strategy) || c.strategy == Parallel::fsdp2;
+    return opt.mode != Mode::qlora || is_fsdp1(c.strategy) || c.strategy == Parallel::fsdp2 || c.strategy == Parallel::zero3;
   };
   const RankModel rm(m, opt, full, p.layout);
   p.rank = rm.at(opt.batch);
@@ -1003,6 +1011,16 @@ ParallelPlan plan_parallel(const Model& m, const Options& opt, const MemoryModel
          "_load_state_dict_into_meta_model; peft utils/other.py fsdp_auto_wrap_policy (5d602fd); trl "
          "trainer/sft_trainer.py is_sharded_qlora (f2cd577); bitsandbytes functional.py quantize_4bit (95f9af3); "
          "torch/distributed/fsdp/_flat_param.py"});
+  if (opt.mode == Mode::qlora && opt.parallel == Parallel::zero3)
+    p.assumptions.push_back(
+        {"qlora_zero3",
+         "QLoRA under ZeRO-3 as PEFT's DeepSpeed recipe runs it (zero3_init, bnb_4bit_quant_storage the compute "
+         "dtype): the 4-bit data (two weights per byte) is partitioned with every other parameter, per block here; the "
+         "quantization constants (QuantState) are attributes, not parameters: whole on every rank, never offloaded; "
+         "no fp32 upcast (TRL skips prepare_model_for_kbit_training under ZeRO-3); the adapters train as LoRA under "
+         "ZeRO-3.",
+         "peft docs/source/accelerate/deepspeed.md (QLoRA with ZeRO-3); trl trainer/sft_trainer.py is_sharded_qlora "
+         "(f2cd577); deepspeed/runtime/zero/partition_parameters.py _partition_param (edaa722)"});
   if (opt.mode == Mode::qlora && opt.parallel == Parallel::fsdp2)
     p.assumptions.push_back(
         {"qlora_fsdp2",

@@ -114,7 +114,8 @@ Policies resolve_policies(const Options& o) {
 }
 
 bool sharded_qlora(const Options& o) {
-  return o.mode == Mode::qlora && (o.parallel == Parallel::fsdp || o.parallel == Parallel::hsdp || o.parallel == Parallel::fsdp2);
+  return o.mode == Mode::qlora && (o.parallel == Parallel::fsdp || o.parallel == Parallel::hsdp ||
+                                   o.parallel == Parallel::fsdp2 || o.parallel == Parallel::zero3);
 }
 
 bool uses_stack_policies(const Options& o) {

@@ -50,8 +50,8 @@ Policies resolve_policies(const Options& opt);
 /// only then does the plan list the stack's assumptions (the hf plan is unchanged, word for word).
 bool uses_stack_policies(const Options& opt);
 /// QLoRA under a sharding strategy: FSDP1 (fsdp, hsdp, the HF recipe with bnb_4bit_quant_storage,
-/// where TRL skips prepare_model_for_kbit_training) or FSDP2 (fsdp2, torchtune's recipe, which never
-/// calls it): kbit_upcast defaults to false.
+/// where TRL skips prepare_model_for_kbit_training, as for DeepSpeed ZeRO-3, zero3) or FSDP2 (fsdp2,
+/// torchtune's recipe, which never calls it): kbit_upcast defaults to false.
 bool sharded_qlora(const Options& opt);
 
 /// The options the memory model plans with: pure 16-bit training (master_weights none) is

@@ -141,6 +141,32 @@ TEST_CASE("QLoRA under FSDP2 (torchtune's NF4Tensor chunks): every stored byte s
                            all_projections_options("qlora", "fsdp2", 4, R"(,"qlora_quant":"fp4")")) == "qlora_quant");
 }
 
+TEST_CASE("QLoRA under ZeRO-3: the 4-bit storage partitioned as 16-bit elements, the QuantState whole",
+          "[parallel]") {
+  for (int64_t n : {2, 4, 8}) {
+    INFO("N = " << n);
+    const Ranks s("meta-llama-3-8b.json", all_projections_options("qlora", "zero3", n));
+    const LlamaDims& d = k8b;
+    const int64_t a = d.adapters(kAllProjectionsRank);
+    // Per layer: the storage, the norms and the adapters (parameters of their modules), partitioned;
+    // the norms (4,096 elements, under stage3_param_persistence_threshold) also whole on every rank.
+    const int64_t partitions = d.layers * (d.unit_elements() + a / d.layers) / n + d.root_elements() / n;
+    const int64_t persistent = (2 * d.layers + 1) * d.hidden;
+    const auto at = s.rank().moment(s.step(), 1);
+    CHECK(at[R::kParams] == 2 * (partitions + persistent));
+    CHECK(at[R::kQuantState] == d.quant_constants());
+    CHECK(at[R::kMaster] == 4 * a / n);  // the fp32 master partition of the adapters
+  }
+  const Ranks off("meta-llama-3-8b.json", all_projections_options("qlora", "zero3", 4, R"(,"offload_params":true)"));
+  std::array<int64_t, R::kCount> host{};
+  const auto at = off.rank().moment(off.step(), 1, &host);
+  CHECK(at[R::kQuantState] == k8b.quant_constants());
+  CHECK(host[R::kQuantState] == 0);
+  CHECK(at[R::kParams] == 2 * (2 * kLayers + 1) * kHidden);  // the persistent norms stay
+  CHECK(option_error_field(trace_golden("meta-llama-3-8b.json"),
+                           all_projections_options("qlora", "zero3", 4, R"(,"qlora_quant":"gptq")")) == "qlora_quant");
+}
+
 TEST_CASE("QLoRA under FSDP1 with CPU offload: shards, gradients and states on the host, the QuantState stays",
           "[parallel]") {
   const Ranks s("meta-llama-3-70b.json", opts(2, R"(,"offload_params":true)"));
@@ -155,7 +181,7 @@ TEST_CASE("QLoRA under FSDP1 with CPU offload: shards, gradients and states on t
   CHECK(host[R::kQuantState] == 0);
 }
 
-TEST_CASE("QLoRA under FSDP1 in the plan: per-rank memory falls with N, smallest N per card over fsdp, fsdp2, hsdp",
+TEST_CASE("QLoRA under FSDP1 in the plan: per-rank memory falls with N, smallest N per card over the sharded strategies",
           "[parallel]") {
   const Catalog cat = load_catalog();
   const Model m = trace_golden("meta-llama-3-70b.json");
@@ -170,10 +196,12 @@ TEST_CASE("QLoRA under FSDP1 in the plan: per-rank memory falls with N, smallest
     CHECK(named);
     REQUIRE_FALSE(p.parallel.cards.empty());
     for (const auto& row : p.parallel.cards) {
-      REQUIRE(row.smallest.size() == 3);
+      REQUIRE(row.smallest.size() == 5);  // fsdp, fsdp2, hsdp, zero3, zero3 with offload
       CHECK(row.smallest[0].strategy == Parallel::fsdp);
       CHECK(row.smallest[1].strategy == Parallel::fsdp2);
       CHECK(row.smallest[2].strategy == Parallel::hsdp);
+      CHECK(row.smallest[3].strategy == Parallel::zero3);
+      CHECK(row.smallest[4].offload);
     }
   }
   // The single-card QLoRA plan of the same options is the no-upcast model the ranks start from.
