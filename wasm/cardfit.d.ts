@@ -20,8 +20,8 @@ export interface PlanOptions {
   audio_seconds?: number;
   /** Training precision (mixed: fp32 master weights). Default: "bf16-mixed". CLI: `--precision`. */
   precision?: 'bf16-mixed' | 'fp16-mixed' | 'bf16' | 'fp32';
-  /** The optimizer whose states are held (none: forward and backward only). Default: "adamw". CLI: `--optimizer`. */
-  optimizer?: 'adamw' | 'adamw8bit' | 'adafactor' | 'sgd' | 'none';
+  /** The optimizer whose states are held (muon: Muon on hidden weight matrices, AdamW on embeddings, head and vectors; none: forward and backward only). Default: "adamw". CLI: `--optimizer`. */
+  optimizer?: 'adamw' | 'adamw8bit' | 'adafactor' | 'sgd' | 'muon' | 'none';
   /** The attention implementation (eager materialises the score matrix); llama.cpp: eager is -fa off. Default: sdpa; eager for a model that caps attention logits (Gemma 2: transformers trains it eager); llama.cpp: flash (its -fa auto enables it on CUDA). CLI: `--attention`. */
   attention?: 'sdpa' | 'eager' | 'flash';
   /** Gradient checkpointing: keep only each block's input, recompute the rest. Default: on for QLoRA (PEFT prepare_model_for_kbit_training enables it), off otherwise. CLI: `--grad-ckpt`. */

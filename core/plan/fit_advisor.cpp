@@ -382,41 +382,44 @@ FitAdvice advise_fit(const Model& m, const Plan& plan, const Catalog& cat, const
                 "accumulation keeps the gradients allocated through every micro-batch (counted).",
         "");
   }
-  {  // ZeRO-3 / FSDP (training) or tensor parallelism (serving), by the planner's split solver
+  {  // ZeRO-3 / FSDP (training) or tensor parallelism (serving), by the planner's split solver;
+     // not for Muon, which steps each matrix whole (validate.cpp).
     const std::string strategy = serve ? "tensor" : "zero3";
     Config c = with(base, strategy.c_str(), [](Config&) {});
-    FitChange ch;
-    ch.id = strategy;
-    ch.title = serve ? "Tensor parallelism over several cards" : "ZeRO-3 / FSDP over several cards";
-    const auto cut = a.sharded(base, strategy);
-    if (cut) {
-      ch.cards = cut->cards;
-      ch.reserved_bytes = cut->per_card_bytes;
-      ch.saved_bytes = be.reserved == kNever ? 0 : be.reserved - cut->per_card_bytes;
-      ch.fits = cut->cards <= a.owned_;
-      ch.options = json{{"strategy", strategy}, {"cards", cut->cards}, {"batch", 1}}.dump();
-      ch.step_seconds = a.step_seconds(c);
-      ch.cost = "Needs " + std::to_string(cut->cards) + " cards (you have " + std::to_string(a.owned_) + "), at micro-batch 1 " +
-                (serve ? "(the planner's tensor-parallel cut); an all-reduce per layer over the interconnect."
-                       : "(the planner's ZeRO-3 cut); card-hours unchanged if communication overlaps: ZeRO-3 moves "
-                         "1.5× the data-parallel volume per step.");
-    } else {
-      // No count holds it: the per-card bytes over the cards you have (8, a node, with one card).
-      const int64_t n = a.owned_ > 1 ? a.owned_ : 8;
-      ch.cards = n;
-      ch.reserved_bytes = a.sharded_at(base, strategy, n);
-      ch.saved_bytes = be.reserved == kNever || ch.reserved_bytes == kNever ? 0 : be.reserved - ch.reserved_bytes;
-      ch.fits = false;
-      ch.options = json{{"strategy", strategy}, {"cards", n}, {"batch", 1}}.dump();
-      ch.step_seconds = a.step_seconds(c);
-      ch.cost = "Over " + std::to_string(n) + " cards at micro-batch 1 it still does not fit, nor over up to " +
-                std::to_string(a.owned_ > 1 ? a.owned_ : 1024) + " cards: " +
-                (serve ? "what is not split (activations, the logits) exceeds the card."
-                       : "ZeRO-3 shards weights, gradients and optimizer states, not the activations; combine it "
-                         "with checkpointing or a shorter sequence.");
+    if (serve || base.o.optimizer != Optimizer::muon) {
+      FitChange ch;
+      ch.id = strategy;
+      ch.title = serve ? "Tensor parallelism over several cards" : "ZeRO-3 / FSDP over several cards";
+      const auto cut = a.sharded(base, strategy);
+      if (cut) {
+        ch.cards = cut->cards;
+        ch.reserved_bytes = cut->per_card_bytes;
+        ch.saved_bytes = be.reserved == kNever ? 0 : be.reserved - cut->per_card_bytes;
+        ch.fits = cut->cards <= a.owned_;
+        ch.options = json{{"strategy", strategy}, {"cards", cut->cards}, {"batch", 1}}.dump();
+        ch.step_seconds = a.step_seconds(c);
+        ch.cost = "Needs " + std::to_string(cut->cards) + " cards (you have " + std::to_string(a.owned_) + "), at micro-batch 1 " +
+                  (serve ? "(the planner's tensor-parallel cut); an all-reduce per layer over the interconnect."
+                         : "(the planner's ZeRO-3 cut); card-hours unchanged if communication overlaps: ZeRO-3 moves "
+                           "1.5× the data-parallel volume per step.");
+      } else {
+        // No count holds it: the per-card bytes over the cards you have (8, a node, with one card).
+        const int64_t n = a.owned_ > 1 ? a.owned_ : 8;
+        ch.cards = n;
+        ch.reserved_bytes = a.sharded_at(base, strategy, n);
+        ch.saved_bytes = be.reserved == kNever || ch.reserved_bytes == kNever ? 0 : be.reserved - ch.reserved_bytes;
+        ch.fits = false;
+        ch.options = json{{"strategy", strategy}, {"cards", n}, {"batch", 1}}.dump();
+        ch.step_seconds = a.step_seconds(c);
+        ch.cost = "Over " + std::to_string(n) + " cards at micro-batch 1 it still does not fit, nor over up to " +
+                  std::to_string(a.owned_ > 1 ? a.owned_ : 1024) + " cards: " +
+                  (serve ? "what is not split (activations, the logits) exceeds the card."
+                         : "ZeRO-3 shards weights, gradients and optimizer states, not the activations; combine it "
+                           "with checkpointing or a shorter sequence.");
+      }
+      ch.source = serve ? "Shoeybi et al. 2019, Megatron-LM, arXiv:1909.08053" : kZeroSource;
+      out.changes.push_back(std::move(ch));
     }
-    ch.source = serve ? "Shoeybi et al. 2019, Megatron-LM, arXiv:1909.08053" : kZeroSource;
-    out.changes.push_back(std::move(ch));
     if (const auto pipe = a.sharded(base, "pipeline")) {  // the planner's pipeline cut, when there is one
       FitChange pc;
       pc.id = "pipeline";

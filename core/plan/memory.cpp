@@ -73,11 +73,24 @@ int64_t adafactor_state(const TrainShape& shape) {
 }
 
 // One trainable tensor: its shape and the bytes of one element (the gradient and the AdamW /
-// momentum states take the parameter's dtype, as torch.optim does).
+// momentum states take the parameter's dtype, as torch.optim does). hidden_matrix: a hidden
+// layer's weight matrix (a stack of them for experts), which Muon steps; torch.optim.Muon takes 2-D
+// parameters only and its docs leave embeddings, the head and vectors to AdamW.
 struct Trainable {
   TrainShape shape;
   int bytes = 4;
+  bool hidden_matrix = false;
 };
+
+// torch.optim.Muon's step on one matrix (torch/optim/_muon.py @098e03f: nesterov True, use_addmm
+// False): the update grad.lerp(buf) in the gradient's dtype, then Newton-Schulz in bf16 on X (its
+// short side s): at `X = a * X + gram_update @ X` X, a * X, the product and their sum (4 x 2mn)
+// beside the s x s gram matrix and its update (2 x 2s^2); the gram line peaks lower (2mn + 10s^2).
+// An expert stack is stepped an expert at a time (torch's Muon refuses 3-D tensors).
+int64_t muon_step_temporary(const TrainShape& shape, int bytes) {
+  const int64_t rows = shape[shape.size() - 2], cols = shape.back(), s = std::min(rows, cols);
+  return add(mul(mul(rows, cols), bytes + 8), mul(mul(s, s), 4));
+}
 
 // master: the fp32 master copy, apart from the states, so that a per-rank model partitions each
 // once (parallel.cpp); the single card holds states + master.
@@ -91,7 +104,9 @@ struct OptimizerCost {
 // needs no temporary) and flattens the 16-bit gradients into fp32 at the step.
 OptimizerCost optimizer_cost(const Options& opt, const std::vector<Trainable>& ts, bool fp32_master) {
   OptimizerCost c;
-  int64_t largest = 0, sum = 0;
+  int64_t largest = 0, sum = 0, muon_temp = 0;
+  // Muon: a momentum buffer per hidden matrix; every other tensor is AdamW's.
+  auto muon_steps = [&](const Trainable& t) { return opt.optimizer == Optimizer::muon && t.hidden_matrix; };
   if (fp32_master && opt.optimizer != Optimizer::none) {
     for (const auto& t : ts) {
       const int64_t n = t.shape.numel();
@@ -102,17 +117,28 @@ OptimizerCost optimizer_cost(const Options& opt, const std::vector<Trainable>& t
         case Optimizer::adamw8bit: c.states = add(c.states, adam8bit_state(n)); break;
         case Optimizer::adafactor: c.states = add(c.states, adafactor_state(t.shape)); break;
         case Optimizer::sgd: c.states = add(c.states, mul(n, 4)); break;
+        case Optimizer::muon:
+          c.states = add(c.states, mul(n, muon_steps(t) ? 4 : 8));
+          if (muon_steps(t)) muon_temp = std::max(muon_temp, muon_step_temporary(t.shape, 4));
+          break;
         case Optimizer::none: break;
       }
     }
+    c.temporaries = add(c.temporaries, muon_temp);
     return c;
   }
   for (const auto& t : ts) {
     const int64_t n = t.shape.numel(), b = mul(n, t.bytes);
+    if (muon_steps(t)) {
+      c.states = add(c.states, b);  // momentum_buffer: zeros_like(grad)
+      muon_temp = std::max(muon_temp, muon_step_temporary(t.shape, t.bytes));
+      continue;
+    }
     sum = add(sum, b);
     largest = std::max(largest, n);
     switch (opt.optimizer) {
-      case Optimizer::adamw: c.states = add(c.states, mul(b, 2)); break;
+      case Optimizer::adamw:
+      case Optimizer::muon: c.states = add(c.states, mul(b, 2)); break;
       case Optimizer::adamw8bit: c.states = add(c.states, adam8bit_state(n)); break;
       case Optimizer::adafactor: c.states = add(c.states, adafactor_state(t.shape)); break;
       case Optimizer::sgd: c.states = add(c.states, b); break;
@@ -121,10 +147,13 @@ OptimizerCost optimizer_cost(const Options& opt, const std::vector<Trainable>& t
   }
   switch (opt.optimizer) {
     case Optimizer::adamw:
+    case Optimizer::muon:
       // foreach: torch._foreach_sqrt(exp_avg_sqs) materialises one state-sized list; the
-      // for-loop version one tensor's worth; fused none.
+      // for-loop version one tensor's worth; fused none. Muon's and AdamW's steps run one after
+      // the other.
       if (opt.optimizer_impl == OptimizerImpl::foreach) c.temporaries = sum;
       else if (opt.optimizer_impl == OptimizerImpl::forloop) c.temporaries = mul(largest, 4);
+      c.temporaries = std::max(c.temporaries, muon_temp);
       break;
     case Optimizer::adafactor:
       // Per parameter: grad², the row×column reconstruction and the scaled update, in fp32.
@@ -326,8 +355,9 @@ int64_t lora_adapter_params(const Node& n, int64_t rank) {
 void add_adapter_tensors(const Node& n, int64_t rank, int bytes, std::vector<Trainable>& out) {
   const LoraDims d = lora_dims(n);
   const int64_t e = n.experts;
-  out.push_back({TrainShape{e * rank, d.in}, bytes});
-  out.push_back({TrainShape{e * d.out, rank}, bytes});
+  const bool hidden = n.op == Op::linear;  // not the head's or an embedding's (Muon: AdamW's)
+  out.push_back({TrainShape{e * rank, d.in}, bytes, hidden});
+  out.push_back({TrainShape{e * d.out, rank}, bytes, hidden});
 }
 
 // What autocast casts to 16 bit of an fp32 adapter per step: both matrices of lora.Linear; of
@@ -401,6 +431,7 @@ MemoryModel::MemoryModel(const Model& m, const Options& given, Mode mode, int64_
   const Options opt = effective_options(given);
   const StepSetup s = make_setup(m, opt, mode);
   for (int c = 0; c < kComponents; ++c) labels_[size_t(c)] = component_label(c, mode, opt);
+  optimizer_shardable_ = mode == Mode::serve || opt.optimizer != Optimizer::muon;
   const size_t nb = m.blocks.size();
   const int64_t dseq = opt.decoder_seq > 0 ? opt.decoder_seq : seq;
   blocks_.assign(nb, BlockMemory{});
@@ -573,7 +604,8 @@ MemoryModel::MemoryModel(const Model& m, const Options& given, Mode mode, int64_
           const int64_t matrix = n.op == Op::router ? mul(n.in, n.out) : wel;
           const int64_t wl = matrix <= n.params ? matrix : 0;
           if (wl > 0)
-            block_trainables[bi].push_back({n.experts > 1 ? TrainShape{n.experts, n.out, n.in} : TrainShape{n.out, n.in}, s.master});
+            block_trainables[bi].push_back({n.experts > 1 ? TrainShape{n.experts, n.out, n.in} : TrainShape{n.out, n.in},
+                                            s.master, n.op != Op::head});
           if (n.params > wl) block_trainables[bi].push_back({TrainShape{n.params - wl}, s.master});
         } else if (n.op == Op::embedding || n.op == Op::position_embedding) {
           block_trainables[bi].push_back({TrainShape{n.params / std::max<int64_t>(1, n.out), n.out}, s.master});
@@ -741,9 +773,8 @@ MemoryModel::MemoryModel(const Model& m, const Options& given, Mode mode, int64_
     b.grads = grads[bi];
     if (pol.optimizer_in_bwd && !pol.optimizer_offload && !pol.paged_optimizer && !block_trainables[bi].empty()) {
       // One optimizer per parameter (torchtune): the step's temporary is that of one tensor.
-      const auto largest = std::max_element(block_trainables[bi].begin(), block_trainables[bi].end(),
-                                            [](const Trainable& a, const Trainable& z) { return a.shape.numel() < z.shape.numel(); });
-      b.step_temp = optimizer_cost(opt, {*largest}, fp32_master).temporaries;
+      for (const Trainable& t : block_trainables[bi])
+        b.step_temp = std::max(b.step_temp, optimizer_cost(opt, {t}, fp32_master).temporaries);
     }
   }
   if (pol.optimizer_in_bwd) step.optimizer_temporaries = 0;

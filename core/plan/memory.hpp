@@ -107,6 +107,9 @@ class MemoryModel {
   /// The fp32 master copy inside the optimizer states (kStatesC) without autocast (memory.cpp
   /// optimizer_cost, fp32_master), 0 otherwise: a per-rank model partitions it apart.
   int64_t master_bytes() const { return master_; }
+  /// Whether the optimizer can be sharded over ranks (ZeRO cuts): not Muon, which orthogonalises
+  /// each weight matrix whole (validate.cpp refuses it under the sharding strategies too).
+  bool optimizer_shardable() const { return optimizer_shardable_; }
 
   static constexpr int kComponents = 15;
 
@@ -162,6 +165,7 @@ class MemoryModel {
   Overheads ov_;
   int64_t trainable_ = 0;
   int64_t logits_ = 0, kv_ = 0, paged_ = 0, master_ = 0;
+  bool optimizer_shardable_ = true;
   std::array<std::string, kComponents> labels_;
   std::vector<std::string> phase_names_;
   std::vector<std::string> block_names_;

@@ -122,7 +122,9 @@ constexpr OptionSpec specs[] = {
      .flag = "--precision", .values = precision_values, .default_json = R"("bf16-mixed")",
      .store = put_enum<&Options::precision, precision_names>},
     {.name = "optimizer", .type = T::enumeration, .group = "training",
-     .doc = "The optimizer whose states are held (none: forward and backward only).", .flag = "--optimizer",
+     .doc = "The optimizer whose states are held (muon: Muon on hidden weight matrices, AdamW on embeddings, head "
+            "and vectors; none: forward and backward only).",
+     .flag = "--optimizer",
      .values = optimizer_values, .default_json = R"("adamw")", .store = put_enum<&Options::optimizer, optimizer_names>},
     {.name = "attention", .type = T::enumeration, .group = "training",
      .doc = "The attention implementation (eager materialises the score matrix); llama.cpp: eager is -fa off.",

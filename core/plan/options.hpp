@@ -11,7 +11,8 @@ namespace cardfit {
 
 enum class Mode { full, lora, qlora, serve };
 enum class Precision { bf16_mixed, fp16_mixed, bf16, fp32 };
-enum class Optimizer { adamw, adamw8bit, adafactor, sgd, none };  // none: forward + backward only
+// muon: torch.optim.Muon on hidden 2-D weights, AdamW on the rest. none: forward + backward only.
+enum class Optimizer { adamw, adamw8bit, adafactor, sgd, muon, none };
 enum class Attention { sdpa, eager, flash };
 enum class WeightDtype { bf16, fp8, int8, int4, fp16, fp32, nf4 };
 /// How QLoRA stores the frozen base: bitsandbytes NF4 / FP4 (blockwise 64, optional double
@@ -70,6 +71,7 @@ inline constexpr EnumName<Optimizer> optimizer_names[] = {{Optimizer::adamw, "ad
                                                           {Optimizer::adamw8bit, "adamw8bit"},
                                                           {Optimizer::adafactor, "adafactor"},
                                                           {Optimizer::sgd, "sgd"},
+                                                          {Optimizer::muon, "muon"},
                                                           {Optimizer::none, "none"}};
 inline constexpr EnumName<Attention> attention_names[] = {
     {Attention::sdpa, "sdpa"}, {Attention::eager, "eager"}, {Attention::flash, "flash"}};

@@ -896,7 +896,9 @@ ParallelPlan plan_parallel(const Model& m, const Options& opt, const MemoryModel
              "samples, not the memory; no smallest N per card is listed (for a sharded cut: parallel fsdp).";
   // QLoRA: only the strategies it is planned under are candidates (under DDP: none, its per-rank
   // memory does not fall with N).
+  // Muon: none (every candidate shards the matrices it orthogonalises whole; validate.cpp).
   auto candidate = [&](const Candidate& c) {
+    if (opt.optimizer == Optimizer::muon) return false;
     return opt.mode != Mode::qlora || is_fsdp1(c.strategy) || c.strategy == Parallel::fsdp2 || c.strategy == Parallel::zero3;
   };
   const RankModel rm(m, opt, full, p.layout);
@@ -909,8 +911,12 @@ ParallelPlan plan_parallel(const Model& m, const Options& opt, const MemoryModel
   const Candidate cands[] = {{Parallel::fsdp, false},  {Parallel::fsdp2, false}, {Parallel::hsdp, false},
                              {Parallel::zero1, false}, {Parallel::zero2, false}, {Parallel::zero3, false},
                              {Parallel::zero3, true}};
-  const std::vector<Card> none;  // QLoRA under DDP: no strategy to search
-  for (const auto& card : qlora_ok && opt.parallel == Parallel::ddp ? none : cat.cards) {
+  if (opt.optimizer == Optimizer::muon)
+    p.note = "Muon orthogonalises each weight matrix whole, so the sharded strategies (whose ranks hold pieces of "
+             "it) are not searched: no smallest N per card is listed.";
+  const std::vector<Card> none;  // QLoRA under DDP, Muon: no strategy to search
+  const bool searched = !(qlora_ok && opt.parallel == Parallel::ddp) && opt.optimizer != Optimizer::muon;
+  for (const auto& card : searched ? cat.cards : none) {
     CardParallel row;
     row.card = &card;
     for (const auto& cand : cands)

@@ -127,6 +127,13 @@ CARDFIT_FOR_SIZE void add_assumptions(Plan& p, const Model& m, const Catalog& ca
       "factored fp32 second moments.",
       "optimizer", std::string(optimizer_name(o.optimizer)) + " (" + optimizer_impl_name(o.optimizer_impl) + ")",
       "docs/memory-model.md#optimizer");
+  if (o.optimizer == Optimizer::muon && o.mode != Mode::serve)
+    add("muon",
+        "Muon (torch.optim.Muon, nesterov, use_addmm false) steps every hidden weight matrix and LoRA adapter of a "
+        "hidden linear: one momentum buffer in the gradient's dtype. Its step holds, for the largest matrix (an "
+        "expert at a time), the nesterov update in the gradient's dtype, four bf16 matrices of its size in the "
+        "Newton-Schulz iteration and two bf16 squares of its short side. Embeddings, the head, norms and biases take AdamW (optimizer_impl), stepped after it.",
+        "optimizer", "muon", "torch/optim/_muon.py @098e03f (Muon docstring: AdamW for the rest)");
   add("grad_accum",
       "Gradient accumulation over more than one micro-batch keeps the gradients allocated through every forward "
       "and backward; with one, zero_grad(set_to_none=True) frees them after the step.",

@@ -309,9 +309,10 @@ std::optional<Split> SplitSolver::solve(int64_t capacity, int64_t micro, int64_t
 
   // Sharding: the fewest ranks n whose per-rank peak fits.
   struct Strategy { const char* name; int stage; };
-  const std::vector<Strategy> strategies = memory.mode() == Mode::serve
-      ? std::vector<Strategy>{{"tensor", 0}}
-      : std::vector<Strategy>{{"zero1", 1}, {"zero2", 2}, {"zero3", 3}};
+  const std::vector<Strategy> strategies = memory.mode() == Mode::serve ? std::vector<Strategy>{{"tensor", 0}}
+                                           : memory.optimizer_shardable()
+                                               ? std::vector<Strategy>{{"zero1", 1}, {"zero2", 2}, {"zero3", 3}}
+                                               : std::vector<Strategy>{};
   for (const auto& st : strategies) {
     if (!fits(sharded(st.stage, max_cards))) continue;
     int64_t lo = 2, hi = max_cards;  // smallest n that fits (per-rank peak falls with n)

@@ -11,6 +11,7 @@
 #include "../json_input.hpp"
 #include "engines.hpp"
 #include "graph_costs.hpp"
+#include "stacks.hpp"
 
 namespace cardfit {
 namespace {
@@ -111,6 +112,28 @@ void check_cards(const Options& o, const Catalog& catalog) {
       throw Error(ErrorCode::option_value, "Option prices names an unknown card \"" + clip(id) + "\"; known cards: " + known() + ".",
                   "prices." + clip(id));
 }
+
+// Muon orthogonalises each weight matrix whole (torch.optim.Muon): ranks that hold shards of it
+// (FSDP, ZeRO, tensor parallel) need a distributed Muon that gathers it first, and DeepSpeed's
+// fp32-master engines flatten the parameters; neither is modelled.
+void check_muon(const Options& o) {
+  if (o.optimizer != Optimizer::muon || o.mode == Mode::serve) return;
+  if ((o.parallel != Parallel::none && o.parallel != Parallel::ddp) || o.tp > 1)
+    throw Error(ErrorCode::option_value,
+                "Option optimizer muon: Muon orthogonalises each weight matrix whole, and under parallel " +
+                    std::string(parallel_name(o.parallel)) + (o.tp > 1 ? " with tp " + std::to_string(o.tp) : "") +
+                    " the ranks hold shards of it (a distributed Muon gathers each matrix first); that is not "
+                    "modelled: use parallel ddp or none.",
+                "optimizer");
+  const Options e = effective_options(o);
+  if (!e.autocast && e.precision != Precision::fp32 && resolve_policies(o).master_weights != MasterWeights::none)
+    throw Error(ErrorCode::option_value,
+                "Option optimizer muon: 16-bit training without autocast is planned with DeepSpeed's fp32 master "
+                "engine, which flattens the parameters Muon steps as matrices; set autocast true, or master_weights "
+                "none for pure 16-bit training.",
+                "optimizer");
+}
+
 }  // namespace
 
 void validate_request(const Config& cfg, const Model& model, const Options& options, const Catalog& catalog) {
@@ -125,6 +148,7 @@ void validate_request(const Config& cfg, const Model& model, const Options& opti
   if (cfg.has_object("text_config")) check_rope_scaling(cfg.child("text_config"));
   check_top_k(cfg, model);
   check_lora_targets(model, options);
+  check_muon(options);
   check_cards(options, catalog);
   check_serve_parallel(model, options);
   if (options.audio_seconds && model.audio.rule == AudioClip::Rule::unsized)

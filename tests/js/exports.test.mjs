@@ -156,6 +156,18 @@ test('QLoRA: the bitsandbytes base as planned (NF4, double quant) in TRL, Axolot
   assert.match(x.torchtune, /optimizer\._component_=bitsandbytes\.optim\.AdamW8bit/);
 });
 
+test('Muon: the measure script steps Muon and AdamW; the HF exports say their optim cannot', () => {
+  const options = { optimizer: 'muon', batch: 2, seq: 256 };
+  const x = exportsOf('gpt2-muon', example('gpt2.json'), options);
+  commonChecks(x);
+  const text = (id) => renderExport(id, x.report, { options, configText: example('gpt2.json') }).text;
+  for (const id of ['trl', 'axolotl']) assert.match(text(id), /cardfit planned Muon .*the Trainer has no Muon optim/, id);
+  assert.match(x.torchtune, /torch\.optim\.Muon takes 2-D ones only/);
+  assert.match(text('measure'), /torch\.optim\.Muon\(hidden, lr=1e-5\)/);
+  const plain = renderExport('trl', api.plan(example('gpt2.json'), { batch: 2, seq: 256 }), { options: {}, configText: example('gpt2.json') }).text;
+  assert.doesNotMatch(plain, /Muon/);
+});
+
 test('a serving plan still exports a measure script; a failed plan exports nothing', () => {
   const report = api.plan(example('gpt2.json'), { mode: 'serve', batch: 8 });
   const { text } = renderExport('measure', report, { options: {}, configText: example('gpt2.json') });

@@ -14,6 +14,7 @@ export const EXPORT_AXOLOTL = {
       `# cardfit plan for ${s.modelId || s.modelType} (cardfit estimates from the config, not measurements)`,
       `# ${s.mode} on ${s.cards} x ${s.cardName}; cardfit's peak ${h.GB(s.peakBytes)} per card (torch.cuda.max_memory_allocated).`,
       ...(s.layoutNote ? [`# ${s.layoutNote}`] : []),
+      ...h.muonNote(s),
       `base_model: ${q(s.modelId || './model')}`,
       `sequence_len: ${s.seq}`,
       `micro_batch_size: ${s.microBatch}`,

@@ -88,8 +88,28 @@ def build(tmp):
     return model
 
 
-def optimizer(params):
+class MuonAndAdamW:
+    """cardfit's optimizer "muon": torch.optim.Muon on the hidden 2-D weights, then AdamW on the rest."""
+
+    def __init__(self, model, params, impl):
+        edge = {id(p) for n, p in model.named_parameters() if "embed" in n or "lm_head" in n or "wte" in n or "wpe" in n}
+        hidden = [p for p in params if p.ndim == 2 and id(p) not in edge]
+        if any(p.ndim > 2 for p in params):
+            raise SystemExit("torch.optim.Muon takes 2-D parameters only; this model trains 3-D (stacked expert) tensors.")
+        rest = [p for p in params if p.ndim != 2 or id(p) in edge]
+        self.opts = [torch.optim.Muon(hidden, lr=1e-5)]
+        if rest:
+            self.opts.append(torch.optim.AdamW(rest, lr=1e-5, foreach=impl == "foreach", fused=impl == "fused"))
+
+    def step(self):
+        for opt in self.opts:
+            opt.step()
+
+
+def optimizer(model, params):
     name, impl = PLAN["optimizer"], PLAN["optimizer_impl"]
+    if name == "muon":
+        return MuonAndAdamW(model, params, impl)
     if name == "adamw":
         return torch.optim.AdamW(params, lr=1e-5, foreach=impl == "foreach", fused=impl == "fused")
     if name == "adamw8bit":
@@ -133,7 +153,7 @@ def main():
             if PLAN["lora_rank"]:
                 model.enable_input_require_grads()
         model.train()
-        opt = optimizer([p for p in model.parameters() if p.requires_grad])
+        opt = optimizer(model, [p for p in model.parameters() if p.requires_grad])
         step(model, opt, ids)                 # creates the optimizer states
         torch.cuda.reset_peak_memory_stats()
         step(model, opt, ids)                 # the measured optimizer step

@@ -69,6 +69,11 @@ function hfOptim(s) {
   if (s.optimizer === 'adamw' && s.optimizerImpl === 'fused') return 'adamw_torch_fused';
   return HF_OPTIM[s.optimizer] || 'adamw_torch';
 }
+// The Trainer's `optim` names no Muon (transformers OptimizerNames): the exports say so beside it.
+const muonNote = (s) => (s.optimizer === 'muon'
+  ? ['# cardfit planned Muon (torch.optim.Muon on the hidden 2-D weights, AdamW on embeddings, head and vectors): ' +
+     'the Trainer has no Muon optim, so pass both to it yourself (optimizers=...); the optim below steps AdamW only.']
+  : []);
 // The dtype the weights are loaded in: bf16-mixed/fp16-mixed keep fp32 master weights for a full
 // fine-tune (autocast casts per op) and a 16-bit frozen base for LoRA; pure bf16 loads bf16.
 function weightDtype(s) {
@@ -83,5 +88,5 @@ const GB = (b) => `${(b / 1e9).toFixed(2)} GB`;
 
 // Passed to each target's render(settings, helpers): the targets are loaded alike by the page
 // (one bundle) and by Node (one module each).
-export const EXPORT_HELPERS = { hfOptim, weightDtype, mixedPrecision, zeroStage, GB };
+export const EXPORT_HELPERS = { hfOptim, muonNote, weightDtype, mixedPrecision, zeroStage, GB };
 

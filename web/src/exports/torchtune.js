@@ -24,6 +24,7 @@ export const EXPORT_TORCHTUNE = {
       args.push(`model.lora_rank=${s.lora.rank}`, `model.lora_alpha=${s.lora.alpha}`, `model.lora_dropout=${s.lora.dropout}`,
         `"model.lora_attn_modules=[${[...new Set(attn)].join(',')}]"`, `model.apply_lora_to_mlp=${mlp ? 'True' : 'False'}`, 'model.apply_lora_to_output=False');
     }
+    if (s.optimizer === 'muon') notes.push('# torchtune\'s recipes build one optimizer over every parameter; torch.optim.Muon takes 2-D ones only: the plan\'s Muon + AdamW is not expressed here.');
     if (s.optimizer === 'adafactor') notes.push('# torchtune has no Adafactor recipe option: the plan\'s Adafactor is not expressed here.');
     if (s.quant) notes.push(`# QLoRA: pick the model's qlora_* config (torchtune quantizes the base to NF4${s.quant.kind !== 'nf4' ? `; cardfit planned ${s.quant.kind}` : ''}).`);
     if (/mixed/.test(s.precision)) notes.push(`# cardfit planned ${s.precision} (fp32 master weights under autocast); torchtune's dtype=bf16 keeps bf16 weights: re-plan with --precision bf16 for its memory.`);

@@ -13,6 +13,7 @@ export const EXPORT_TRL = {
       `# cardfit plan for ${s.modelId || s.modelType} (cardfit estimates from the config, not measurements)`,
       `# ${s.mode} on ${s.cards} x ${s.cardName}; cardfit's peak ${h.GB(s.peakBytes)} per card (torch.cuda.max_memory_allocated).`,
       ...(s.layoutNote ? [`# ${s.layoutNote}`] : []),
+      ...h.muonNote(s),
       'import torch',
     ];
     if (s.lora) out.push('from peft import LoraConfig');
