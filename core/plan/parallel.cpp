@@ -155,6 +155,11 @@ ParallelLayout parallel_layout(const Model& m, const Options& o, Parallel strate
                          "false): FSDP flattens a unit's 4-bit storage and norms into one tensor of one dtype, so "
                          "TRL skips prepare_model_for_kbit_training for sharded QLoRA.");
   }
+  if (o.parallel == strategy && sharded_qlora(o) && (strategy == Parallel::zero1 || strategy == Parallel::zero2) &&
+      o.kbit_upcast.value_or(false))
+    bad("kbit_upcast", "QLoRA under ZeRO-1/2 in 16 bit keeps the non-quantized weights 16-bit (kbit_upcast false): "
+                       "DeepSpeed's engine casts the module to its 16-bit dtype (module.bfloat16() or half()) after "
+                       "prepare_model_for_kbit_training's upcast.");
   if (o.parallel == strategy) {
     if (l.offload_params && !(strategy == Parallel::zero3 || is_fsdp(strategy)))
       bad("offload_params", "Option offload_params needs parallel zero3 (offload_param) or fsdp/fsdp2/hsdp (CPUOffload).");
@@ -174,8 +179,10 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
   peft_fsdp1_ = lora_ && is_fsdp1(lay.strategy);
   const bool qlora = opt.mode == Mode::qlora;
   // QLoRA whose 4-bit storage is sharded as 16-bit elements: FSDP1's FlatParameters and ZeRO-3's
-  // partitions (PEFT's DeepSpeed recipe: zero3_init, bnb_4bit_quant_storage bf16).
-  const bool storage_sharded = qlora && (peft_fsdp1_ || lay.strategy == Parallel::zero3);
+  // partitions (PEFT's DeepSpeed recipe: zero3_init, bnb_4bit_quant_storage bf16). ZeRO-1/2 hold
+  // the whole model, the storage in its own bytes (uint8 by default), beside the QuantState.
+  const bool zero12 = lay.strategy == Parallel::zero1 || lay.strategy == Parallel::zero2;
+  const bool storage_sharded = qlora && (peft_fsdp1_ || lay.strategy == Parallel::zero3 || zero12);
   // QLoRA: the setup the single card's model was built with (memory.cpp plans effective_options).
   const StepSetup s = make_setup(m, qlora ? effective_options(opt) : opt, lora_ ? opt.mode : Mode::full);
   // memory.cpp: without autocast, mixed precision keeps an fp32 master inside the optimizer's states.
@@ -242,6 +249,8 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
         const FourBitBytes fb = four_bit_bytes(opt.double_quant, qw);
         e = add(ceil_div(fb.data, flat_bytes_), n.params - qw);
         quant_constants_ = add(quant_constants_, fb.constants);
+        storage_elems_ = add(storage_elems_, ceil_div(fb.data, flat_bytes_));
+        storage_bytes_ = add(storage_bytes_, fb.data);
       } else if (n.experts > 1) {
         e = ceil_div(e, lay.ep);
         expert_by_layer[m.blocks[b].layer] += e;
@@ -660,7 +669,9 @@ std::array<int64_t, R::kCount> RankModel::event_bytes(size_t ei, int64_t batch) 
       out[kGathered] = mul(c, g);
     }
   } else {
-    out[kParams] = mul(c, total_elems_);
+    // QLoRA: the 4-bit storage in its own bytes, not as 16-bit elements, and the QuantState.
+    out[kParams] = add(mul(c, total_elems_ - storage_elems_), storage_bytes_);
+    out[kQuantState] = quant_constants_;
     out[kBuckets] = phase >= 1 ? mul(c, bucket_elems_) : 0;  // setup_buckets: one buffer (overlap_comm False)
     if (phase == 1 && block_event) {
       const size_t b = size_t(i);
@@ -874,33 +885,23 @@ ParallelPlan plan_parallel(const Model& m, const Options& opt, const MemoryModel
   // QLoRA per rank: DDP, each replica the single card's 4-bit model (the HF Trainer / accelerate
   // launch with device_map {"": local_rank}), and FSDP1 (fsdp, hsdp) over 4-bit storage in
   // bnb_4bit_quant_storage (PEFT's FSDP QLoRA recipe), and FSDP2 as torchtune runs it (torchao
-  // NF4Tensor chunked on dim 0), and ZeRO-3 (PEFT's DeepSpeed recipe: the storage partitioned).
-  // ZeRO-1/2 (whole 16-bit models per rank) and TP/CP/EP under QLoRA are not modelled.
-  const bool qlora_ok = opt.mode == Mode::qlora &&
-                        (opt.parallel == Parallel::ddp || opt.parallel == Parallel::fsdp2 || opt.parallel == Parallel::zero3 ||
-                         is_fsdp1(opt.parallel)) &&
-                        p.layout.tp == 1 && p.layout.cp == 1 && p.layout.ep == 1;
+  // NF4Tensor chunked on dim 0), ZeRO-3 (PEFT's DeepSpeed recipe: the storage partitioned) and
+  // ZeRO-1/2 (the whole 4-bit model per rank, the adapters' optimizer partitioned). TP/CP/EP under
+  // QLoRA are not modelled.
+  const bool qlora_ok = opt.mode == Mode::qlora && opt.parallel != Parallel::none && p.layout.tp == 1 &&
+                        p.layout.cp == 1 && p.layout.ep == 1;
   if (opt.mode != Mode::full && !lora_ok && !qlora_ok) {
     p.supported = false;
     p.note = opt.mode == Mode::qlora
-                 ? "Per-rank QLoRA memory is modelled under ddp (every replica the single card's 4-bit model, the "
-                   "adapters' gradients bucketed), FSDP1 (fsdp, hsdp: 4-bit storage in bnb_4bit_quant_storage, "
-                   "sharded per unit), FSDP2 (fsdp2: torchtune's NF4Tensor chunks) and zero3 (the storage "
-                   "partitioned), without tp, cp or ep; zero1 and zero2 are not modelled here."
-                 : "Per-rank memory is modelled for full fine-tuning, LoRA, and QLoRA under ddp, fsdp, hsdp, fsdp2 and zero3; "
+                 ? "Per-rank QLoRA memory is modelled under every data-parallel strategy (ddp, fsdp, hsdp, fsdp2, "
+                   "zero1-3), not with tp, cp or ep."
+                 : "Per-rank memory is modelled for full fine-tuning, LoRA, and QLoRA under every strategy; "
                    "serving across GPUs is the serving section's (tensor parallel).";
     return p;
   }
   if (qlora_ok && opt.parallel == Parallel::ddp)
     p.note = "QLoRA across GPUs is planned as DDP: every rank holds the whole 4-bit model, so adding ranks divides the "
              "samples, not the memory; no smallest N per card is listed (for a sharded cut: parallel fsdp).";
-  // QLoRA: only the strategies it is planned under are candidates (under DDP: none, its per-rank
-  // memory does not fall with N).
-  // Muon: none (every candidate shards the matrices it orthogonalises whole; validate.cpp).
-  auto candidate = [&](const Candidate& c) {
-    if (opt.optimizer == Optimizer::muon) return false;
-    return opt.mode != Mode::qlora || is_fsdp1(c.strategy) || c.strategy == Parallel::fsdp2 || c.strategy == Parallel::zero3;
-  };
   const RankModel rm(m, opt, full, p.layout);
   p.rank = rm.at(opt.batch);
   p.priced_card = priced_card;
@@ -920,7 +921,7 @@ ParallelPlan plan_parallel(const Model& m, const Options& opt, const MemoryModel
     CardParallel row;
     row.card = &card;
     for (const auto& cand : cands)
-      if (candidate(cand)) row.smallest.push_back(smallest_for(m, opt, full, card, cand, 1024));
+      row.smallest.push_back(smallest_for(m, opt, full, card, cand, 1024));
     p.cards.push_back(std::move(row));
   }
   p.assumptions = {
@@ -1027,6 +1028,15 @@ ParallelPlan plan_parallel(const Model& m, const Options& opt, const MemoryModel
          "ZeRO-3.",
          "peft docs/source/accelerate/deepspeed.md (QLoRA with ZeRO-3); trl trainer/sft_trainer.py is_sharded_qlora "
          "(f2cd577); deepspeed/runtime/zero/partition_parameters.py _partition_param (edaa722)"});
+  if (opt.mode == Mode::qlora && (opt.parallel == Parallel::zero1 || opt.parallel == Parallel::zero2))
+    p.assumptions.push_back(
+        {"qlora_zero12",
+         "QLoRA under ZeRO-1/2 (the HF Trainer with a DeepSpeed config): every rank loads the whole 4-bit model (its "
+         "packed data in uint8, the QuantState, the non-quantized weights cast to 16 bit by the engine) and the "
+         "adapters in 16 bit; the optimizer's flat group is the adapters only (the parameters that require grad), "
+         "its fp32 master, states and (ZeRO-2) gradients partitioned as for LoRA under ZeRO-1/2.",
+         "deepspeed/runtime/engine.py _configure_distributed_model (module.bfloat16()), runtime/zero/stage_1_and_2.py "
+         "(edaa722); bitsandbytes nn/modules.py Params4bit (quant_storage uint8, 95f9af3)"});
   if (opt.mode == Mode::qlora && opt.parallel == Parallel::fsdp2)
     p.assumptions.push_back(
         {"qlora_fsdp2",

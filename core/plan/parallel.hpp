@@ -91,6 +91,7 @@ class RankModel {
   bool peft_fsdp1_ = false;
   int flat_bytes_ = 2;
   int64_t quant_constants_ = 0;
+  int64_t storage_elems_ = 0, storage_bytes_ = 0;  // QLoRA under ZeRO-1/2: the 4-bit data, as elements and bytes
   bool lora_master_ = false;   // LoRA: the single card's states include an fp32 master copy
   int phase_offset_ = 0;       // 1 when the single model's first phase is the load
   std::vector<int64_t> train_, train_after_;

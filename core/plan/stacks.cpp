@@ -114,8 +114,11 @@ Policies resolve_policies(const Options& o) {
 }
 
 bool sharded_qlora(const Options& o) {
-  return o.mode == Mode::qlora && (o.parallel == Parallel::fsdp || o.parallel == Parallel::hsdp ||
-                                   o.parallel == Parallel::fsdp2 || o.parallel == Parallel::zero3);
+  if (o.mode != Mode::qlora) return false;
+  // DeepSpeed's 16-bit engine casts the module after prepare_model_for_kbit_training's upcast.
+  if (o.parallel == Parallel::zero1 || o.parallel == Parallel::zero2) return o.precision != Precision::fp32;
+  return o.parallel == Parallel::fsdp || o.parallel == Parallel::hsdp || o.parallel == Parallel::fsdp2 ||
+         o.parallel == Parallel::zero3;
 }
 
 bool uses_stack_policies(const Options& o) {
@@ -314,6 +317,10 @@ std::vector<PolicyAssumption> stack_assumptions(const Options& o, int64_t paged_
   add("kbit_upcast",
       p.kbit_upcast ? "k-bit training: prepare_model_for_kbit_training casts the non-quantized weights (embeddings, "
                       "norms, head) to fp32."
+      : sharded_qlora(o) && (o.parallel == Parallel::zero1 || o.parallel == Parallel::zero2)
+          ? "k-bit training under ZeRO-1/2: the non-quantized weights (embeddings, norms, head) end 16-bit; "
+            "prepare_model_for_kbit_training upcasts them, then DeepSpeed's engine casts the module to its 16-bit "
+            "dtype (_configure_distributed_model: module.bfloat16() / half())."
       : sharded_qlora(o) ? "k-bit training under FSDP: the non-quantized weights (embeddings, norms, head) stay 16-bit; "
                            "TRL never calls prepare_model_for_kbit_training for sharded QLoRA (is_sharded_qlora), "
                            "FSDP1 flattens a unit's 4-bit storage and norms into one FlatParameter of one dtype, and "
@@ -323,7 +330,7 @@ std::vector<PolicyAssumption> stack_assumptions(const Options& o, int64_t paged_
       "kbit_upcast", p.kbit_upcast ? "true" : "false",
       from(o.kbit_upcast.has_value()) + "; axolotl src/axolotl/loaders/model.py _convert_embedding_modules_dtype; "
                                 "torchtune/modules/peft/lora.py LoRALinear quantize_base; trl trainer/sft_trainer.py "
-                                "is_sharded_qlora (f2cd577)");
+                                "is_sharded_qlora (f2cd577); deepspeed runtime/engine.py _configure_distributed_model");
   return out;
 }
 

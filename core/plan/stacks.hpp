@@ -51,7 +51,8 @@ Policies resolve_policies(const Options& opt);
 bool uses_stack_policies(const Options& opt);
 /// QLoRA under a sharding strategy: FSDP1 (fsdp, hsdp, the HF recipe with bnb_4bit_quant_storage,
 /// where TRL skips prepare_model_for_kbit_training, as for DeepSpeed ZeRO-3, zero3) or FSDP2 (fsdp2,
-/// torchtune's recipe, which never calls it): kbit_upcast defaults to false.
+/// torchtune's recipe, which never calls it), or ZeRO-1/2 in 16 bit (DeepSpeed's engine casts the
+/// upcast module back to its 16-bit dtype): kbit_upcast defaults to false.
 bool sharded_qlora(const Options& opt);
 
 /// The options the memory model plans with: pure 16-bit training (master_weights none) is

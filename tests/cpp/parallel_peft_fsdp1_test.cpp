@@ -167,6 +167,32 @@ TEST_CASE("QLoRA under ZeRO-3: the 4-bit storage partitioned as 16-bit elements,
                            all_projections_options("qlora", "zero3", 4, R"(,"qlora_quant":"gptq")")) == "qlora_quant");
 }
 
+TEST_CASE("QLoRA under ZeRO-1/2: the whole 4-bit model per rank, the adapters' optimizer partitioned", "[parallel]") {
+  const LlamaDims& d = k8b;
+  const int64_t a = d.adapters(kAllProjectionsRank);  // 41,943,040: divides by 2 x 8, no padding
+  for (const char* st : {"zero1", "zero2"})
+    for (int64_t n : {2, 4, 8}) {
+      INFO(st << ", N = " << n);
+      const Ranks s("meta-llama-3-8b.json", all_projections_options("qlora", st, n));
+      // DeepSpeed's engine casts the upcast module back to bf16: the single card starts without upcast.
+      CHECK(s.single->events()[s.step()].fixed[MemoryModel::kWeightsC] ==
+            d.layers * (d.linear_per_layer() / 2 + 2 * 2 * d.hidden) + d.quant_constants() + 2 * d.root_elements());
+      const auto at = s.rank().moment(s.step(), 1);
+      // Every rank: the packed 4-bit data in its own bytes, the bf16 norms, embedding and head, the
+      // bf16 adapters; the QuantState beside it.
+      CHECK(at[R::kParams] == d.layers * d.linear_per_layer() / 2 + 2 * (2 * d.layers * d.hidden + d.root_elements()) + 2 * a);
+      CHECK(at[R::kQuantState] == d.quant_constants());
+      CHECK(at[R::kMaster] == 4 * a / n);  // the adapters' fp32 master partition
+      CHECK(at[R::kStates] == 8 * a / n);
+      // The adapters' gradients and step as LoRA's under the same strategy (the same flat group).
+      const Ranks lora("meta-llama-3-8b.json", all_projections_options("lora", st, n));
+      const auto l = lora.rank().moment(lora.step(), 1);
+      for (int c : {R::kMaster, R::kStates, R::kGrads, R::kOptTemp, R::kStepCopies}) CHECK(at[size_t(c)] == l[size_t(c)]);
+    }
+  CHECK(option_error_field(trace_golden("meta-llama-3-8b.json"),
+                           all_projections_options("qlora", "zero2", 4, R"(,"kbit_upcast":true)")) == "kbit_upcast");
+}
+
 TEST_CASE("QLoRA under FSDP1 with CPU offload: shards, gradients and states on the host, the QuantState stays",
           "[parallel]") {
   const Ranks s("meta-llama-3-70b.json", opts(2, R"(,"offload_params":true)"));
@@ -196,12 +222,16 @@ TEST_CASE("QLoRA under FSDP1 in the plan: per-rank memory falls with N, smallest
     CHECK(named);
     REQUIRE_FALSE(p.parallel.cards.empty());
     for (const auto& row : p.parallel.cards) {
-      REQUIRE(row.smallest.size() == 5);  // fsdp, fsdp2, hsdp, zero3, zero3 with offload
+      REQUIRE(row.smallest.size() == 7);  // fsdp, fsdp2, hsdp, zero1, zero2, zero3, zero3 with offload
       CHECK(row.smallest[0].strategy == Parallel::fsdp);
       CHECK(row.smallest[1].strategy == Parallel::fsdp2);
       CHECK(row.smallest[2].strategy == Parallel::hsdp);
-      CHECK(row.smallest[3].strategy == Parallel::zero3);
-      CHECK(row.smallest[4].offload);
+      CHECK(row.smallest[3].strategy == Parallel::zero1);
+      CHECK(row.smallest[4].strategy == Parallel::zero2);
+      CHECK(row.smallest[5].strategy == Parallel::zero3);
+      CHECK(row.smallest[6].offload);
+      // ZeRO-1/2 keep the whole 4-bit model per rank: they need at least as many cards as ZeRO-3.
+      if (row.smallest[5].gpus > 0) CHECK((row.smallest[4].gpus == 0 || row.smallest[4].gpus >= row.smallest[5].gpus));
     }
   }
   // The single-card QLoRA plan of the same options is the no-upcast model the ranks start from.
