@@ -14,12 +14,6 @@
 using namespace cardfit;
 
 namespace {
-int64_t phase(const MemoryPlan& p, const std::string& name) {
-  for (const auto& ph : p.phases)
-    if (ph.name == name) return ph.bytes;
-  return -1;
-}
-Model example_model(const std::string& file) { return trace_model(Config::parse(example(file))); }
 const Overheads kOv{805306368, 0.05};
 }  // namespace
 

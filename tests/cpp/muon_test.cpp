@@ -11,13 +11,6 @@
 using namespace cardfit;
 
 namespace {
-int64_t phase(const MemoryPlan& p, const std::string& name) {
-  for (const auto& ph : p.phases)
-    if (ph.name == name) return ph.bytes;
-  return -1;
-}
-Model example_model(const std::string& file) { return trace_model(Config::parse(example(file))); }
-
 // Newton-Schulz on an m x n matrix whose gradient has `bytes` per element: the nesterov update, four
 // bf16 m x n matrices, two bf16 squares of the short side.
 int64_t ns_temporary(int64_t m, int64_t n, int64_t bytes) { return m * n * (bytes + 8) + std::min(m, n) * std::min(m, n) * 4; }

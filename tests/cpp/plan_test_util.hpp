@@ -14,6 +14,18 @@ inline int64_t component(const cardfit::MemoryPlan& p, const std::string& id) {
   return -1;
 }
 
+// The bytes of one phase of a memory plan (-1 when it has none of that name).
+inline int64_t phase(const cardfit::MemoryPlan& p, const std::string& name) {
+  for (const auto& ph : p.phases)
+    if (ph.name == name) return ph.bytes;
+  return -1;
+}
+
+// A web/examples config, traced.
+inline cardfit::Model example_model(const std::string& file) {
+  return cardfit::trace_model(cardfit::Config::parse(example(file)));
+}
+
 // The parameters of every tensor whose checkpoint name starts with `prefix`.
 inline int64_t under(const cardfit::Model& m, const std::string& prefix) {
   int64_t n = 0;
