@@ -178,11 +178,11 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
   lora_ = opt.mode == Mode::lora || opt.mode == Mode::qlora;
   peft_fsdp1_ = lora_ && is_fsdp1(lay.strategy);
   const bool qlora = opt.mode == Mode::qlora;
-  // QLoRA whose 4-bit storage is sharded as 16-bit elements: FSDP1's FlatParameters and ZeRO-3's
-  // partitions (PEFT's DeepSpeed recipe: zero3_init, bnb_4bit_quant_storage bf16). ZeRO-1/2 hold
-  // the whole model, the storage in its own bytes (uint8 by default), beside the QuantState.
+  // QLoRA whose 4-bit storage a rank counts as stored data beside a whole QuantState: sharded as
+  // 16-bit elements in FSDP1's FlatParameters and ZeRO-3's partitions (PEFT's recipes,
+  // bnb_4bit_quant_storage bf16), whole in ZeRO-1/2's model in its own bytes (uint8 by default).
   const bool zero12 = lay.strategy == Parallel::zero1 || lay.strategy == Parallel::zero2;
-  const bool storage_sharded = qlora && (peft_fsdp1_ || lay.strategy == Parallel::zero3 || zero12);
+  const bool stored_4bit = qlora && (peft_fsdp1_ || lay.strategy == Parallel::zero3 || zero12);
   // QLoRA: the setup the single card's model was built with (memory.cpp plans effective_options).
   const StepSetup s = make_setup(m, qlora ? effective_options(opt) : opt, lora_ ? opt.mode : Mode::full);
   // memory.cpp: without autocast, mixed precision keeps an fp32 master inside the optimizer's states.
@@ -240,7 +240,7 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
       // Megatron TP: column/row-parallel linears and the vocab-parallel embedding and head split
       // over tp; norms, routers and biases of replicated layers stay whole. MoE experts over ep.
       int64_t e = n.params;
-      if (storage_sharded && is_quantized(n, opt)) {
+      if (stored_4bit && is_quantized(n, opt)) {
         // bitsandbytes packs the 4-bit data into bnb_4bit_quant_storage elements (the compute dtype:
         // FSDP1 flattens it with the unit's norms, ZeRO-3 partitions it); the QuantState is a plain
         // attribute of the Params4bit, which neither shards (fsdp_qlora train.py: "FSDP only syncs
@@ -295,7 +295,7 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
   std::map<int, int64_t> block_sum;
   for (size_t b = 0; b < nb; ++b) block_sum[m.blocks[b].layer] += elems_[b];
   // (QLoRA's storage is not its tensors' element count: ZeRO-3 then partitions per block.)
-  bool per_tensor = lay.tp == 1 && lay.ep == 1 && (st == Parallel::fsdp2 || st == Parallel::zero3) && !storage_sharded;
+  bool per_tensor = lay.tp == 1 && lay.ep == 1 && (st == Parallel::fsdp2 || st == Parallel::zero3) && !stored_4bit;
   if (per_tensor) {
     // Summed per layer in a vector indexed by layer + 1 (a model may hold tens of thousands of
     // expert tensors, and the smallest-N search builds one rank model per probe).
