@@ -12,6 +12,7 @@
 #include "../error.hpp"
 #include "cost.hpp"
 #include "split.hpp"
+#include "stacks.hpp"
 
 namespace cardfit {
 using nlohmann::json;
@@ -386,7 +387,7 @@ FitAdvice advise_fit(const Model& m, const Plan& plan, const Catalog& cat, const
      // not for Muon, which steps each matrix whole (validate.cpp).
     const std::string strategy = serve ? "tensor" : "zero3";
     Config c = with(base, strategy.c_str(), [](Config&) {});
-    if (serve || base.o.optimizer != Optimizer::muon) {
+    if (serve || optimizer_shardable(base.o.optimizer)) {
       FitChange ch;
       ch.id = strategy;
       ch.title = serve ? "Tensor parallelism over several cards" : "ZeRO-3 / FSDP over several cards";

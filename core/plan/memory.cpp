@@ -431,7 +431,7 @@ MemoryModel::MemoryModel(const Model& m, const Options& given, Mode mode, int64_
   const Options opt = effective_options(given);
   const StepSetup s = make_setup(m, opt, mode);
   for (int c = 0; c < kComponents; ++c) labels_[size_t(c)] = component_label(c, mode, opt);
-  optimizer_shardable_ = mode == Mode::serve || opt.optimizer != Optimizer::muon;
+  optimizer_shardable_ = cardfit::optimizer_shardable(opt.optimizer);
   const size_t nb = m.blocks.size();
   const int64_t dseq = opt.decoder_seq > 0 ? opt.decoder_seq : seq;
   blocks_.assign(nb, BlockMemory{});
@@ -657,7 +657,7 @@ MemoryModel::MemoryModel(const Model& m, const Options& given, Mode mode, int64_
   }
   trainable_ = idle_trainable;
   for (const auto& t : trainables) trainable_ = add(trainable_, t.shape.numel());
-  const bool fp32_master = !s.autocast && opt.precision != Precision::fp32 && pol.master_weights != MasterWeights::none;
+  const bool fp32_master = keeps_fp32_master(opt, pol);
   OptimizerCost oc = optimizer_cost(opt, trainables, fp32_master);
   labels_[kWeights] = full ? (s.master == 4 ? "Weights (fp32 master)" : "Weights (bf16)")
                         : mode == Mode::lora ? (s.base == 4 ? "Frozen base (fp32)" : "Frozen base (bf16)")

@@ -107,8 +107,7 @@ class MemoryModel {
   /// The fp32 master copy inside the optimizer states (kStatesC) without autocast (memory.cpp
   /// optimizer_cost, fp32_master), 0 otherwise: a per-rank model partitions it apart.
   int64_t master_bytes() const { return master_; }
-  /// Whether the optimizer can be sharded over ranks (ZeRO cuts): not Muon, which orthogonalises
-  /// each weight matrix whole (validate.cpp refuses it under the sharding strategies too).
+  /// Whether its optimizer can be sharded over ranks (ZeRO cuts; stacks.hpp optimizer_shardable).
   bool optimizer_shardable() const { return optimizer_shardable_; }
 
   static constexpr int kComponents = 15;

@@ -186,8 +186,7 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
   // QLoRA: the setup the single card's model was built with (memory.cpp plans effective_options).
   const StepSetup s = make_setup(m, qlora ? effective_options(opt) : opt, lora_ ? opt.mode : Mode::full);
   // memory.cpp: without autocast, mixed precision keeps an fp32 master inside the optimizer's states.
-  lora_master_ = lora_ && !s.autocast && opt.precision != Precision::fp32 &&
-                 resolve_policies(opt).master_weights != MasterWeights::none;
+  lora_master_ = lora_ && keeps_fp32_master(opt, resolve_policies(opt));
   // LoRA: the optimizer's master, states and gradients are over the adapters only (the HF Trainer
   // hands DeepSpeed the parameters that require grad); their single-card dtype is the adapters'.
   master_ = lora_ ? (s.autocast ? 4 : s.base) : s.master;
@@ -912,11 +911,11 @@ ParallelPlan plan_parallel(const Model& m, const Options& opt, const MemoryModel
   const Candidate cands[] = {{Parallel::fsdp, false},  {Parallel::fsdp2, false}, {Parallel::hsdp, false},
                              {Parallel::zero1, false}, {Parallel::zero2, false}, {Parallel::zero3, false},
                              {Parallel::zero3, true}};
-  if (opt.optimizer == Optimizer::muon)
+  if (!optimizer_shardable(opt.optimizer))
     p.note = "Muon orthogonalises each weight matrix whole, so the sharded strategies (whose ranks hold pieces of "
              "it) are not searched: no smallest N per card is listed.";
   const std::vector<Card> none;  // QLoRA under DDP, Muon: no strategy to search
-  const bool searched = !(qlora_ok && opt.parallel == Parallel::ddp) && opt.optimizer != Optimizer::muon;
+  const bool searched = !(qlora_ok && opt.parallel == Parallel::ddp) && optimizer_shardable(opt.optimizer);
   for (const auto& card : searched ? cat.cards : none) {
     CardParallel row;
     row.card = &card;

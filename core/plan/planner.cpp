@@ -132,7 +132,8 @@ CARDFIT_FOR_SIZE void add_assumptions(Plan& p, const Model& m, const Catalog& ca
         "Muon (torch.optim.Muon, nesterov, use_addmm false) steps every hidden weight matrix and LoRA adapter of a "
         "hidden linear: one momentum buffer in the gradient's dtype. Its step holds, for the largest matrix (an "
         "expert at a time), the nesterov update in the gradient's dtype, four bf16 matrices of its size in the "
-        "Newton-Schulz iteration and two bf16 squares of its short side. Embeddings, the head, norms and biases take AdamW (optimizer_impl), stepped after it.",
+        "Newton-Schulz iteration and two bf16 squares of its short side. Embeddings, the head, norms and "
+        "biases take AdamW (optimizer_impl), stepped after it.",
         "optimizer", "muon", "torch/optim/_muon.py @098e03f (Muon docstring: AdamW for the rest)");
   add("grad_accum",
       "Gradient accumulation over more than one micro-batch keeps the gradients allocated through every forward "

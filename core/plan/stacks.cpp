@@ -121,6 +121,10 @@ bool sharded_qlora(const Options& o) {
          o.parallel == Parallel::zero3;
 }
 
+bool keeps_fp32_master(const Options& o, const Policies& p) {
+  return !o.autocast && o.precision != Precision::fp32 && p.master_weights != MasterWeights::none;
+}
+
 bool uses_stack_policies(const Options& o) {
   return o.stack != Stack::hf || o.loss || o.loss_chunks || o.loss_chunk_tokens || o.master_weights ||
          o.optimizer_in_bwd || o.paged_optimizer || o.optimizer_offload || o.activation_offload || o.ckpt_every || o.ckpt_policy ||

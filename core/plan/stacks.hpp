@@ -54,6 +54,13 @@ bool uses_stack_policies(const Options& opt);
 /// torchtune's recipe, which never calls it), or ZeRO-1/2 in 16 bit (DeepSpeed's engine casts the
 /// upcast module back to its 16-bit dtype): kbit_upcast defaults to false.
 bool sharded_qlora(const Options& opt);
+/// Whether training in 16 bit without autocast keeps an fp32 master copy inside the optimizer
+/// (DeepSpeed's fp16/bf16 engines; pure 16-bit, master_weights none, keeps none), given the
+/// effective options (effective_options) or the raw ones, and their policies.
+bool keeps_fp32_master(const Options& opt, const Policies& p);
+/// Whether an optimizer can be sharded over ranks: not Muon, which orthogonalises each weight
+/// matrix whole (validate.cpp refuses it under the sharding strategies; no ZeRO cut offers it).
+inline bool optimizer_shardable(Optimizer o) { return o != Optimizer::muon; }
 
 /// The options the memory model plans with: pure 16-bit training (master_weights none) is
 /// precision bf16 with autocast off, and no fp32 master copy in the optimizer.

@@ -125,8 +125,7 @@ void check_muon(const Options& o) {
                     " the ranks hold shards of it (a distributed Muon gathers each matrix first); that is not "
                     "modelled: use parallel ddp or none.",
                 "optimizer");
-  const Options e = effective_options(o);
-  if (!e.autocast && e.precision != Precision::fp32 && resolve_policies(o).master_weights != MasterWeights::none)
+  if (keeps_fp32_master(effective_options(o), resolve_policies(o)))
     throw Error(ErrorCode::option_value,
                 "Option optimizer muon: 16-bit training without autocast is planned with DeepSpeed's fp32 master "
                 "engine, which flattens the parameters Muon steps as matrices; set autocast true, or master_weights "
