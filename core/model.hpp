@@ -43,6 +43,15 @@ inline int64_t checked_add(int64_t a, int64_t b, const char* what = "a size") {
 enum class Role { embedding, position_embedding, norm, attention, mlp, router, expert, head, ssm, vision, projector, other };
 const char* role_name(Role role);
 
+/// A fused routed-expert parameter (one tensor for all of a layer's experts, arch/blocks.hpp
+/// fused_moe_block): how each expert's [out, in] matrix lies in it. Quantizers that work on nn.Linear
+/// modules see these as per-expert linears (arch/expert_parts.hpp).
+enum class ExpertAxes : uint8_t {
+  none,    // not such a stack (per-expert nn.Linear weights, or DBRX's [experts * rows, hidden])
+  out_in,  // [experts, out, in]
+  in_out,  // [experts, in, out] (gpt-oss, Llama 4, Qwen3-VL-MoE: used as x @ W[e])
+};
+
 /// One checkpoint tensor, or `copies` alike ones: a layer's MoE experts are one entry whose name is
 /// expert 0's ("...experts.0.gate_proj.weight"), so tracing, checks and reconciliation scale with the
 /// layers, not layers x experts. expand_copies() gives the per-expert entries in checkpoint order.
@@ -57,6 +66,7 @@ struct Tensor {
   bool copy_run_start = false;  // a stack that starts a run: the stacks up to the next start or
                                 // unstacked entry are stored copy-major (expert 0's gate, up, down,
                                 // then expert 1's...)
+  ExpertAxes expert_axes = ExpertAxes::none;  // a fused expert parameter: its per-expert matrices
   int64_t each() const { return numel(shape); }  // one copy's elements (per-tensor rules use it)
   int64_t count() const { return copies == 1 ? each() : checked_mul(each(), copies, "a stacked tensor's elements"); }
 };
@@ -302,7 +312,8 @@ std::vector<int32_t> block_cost_classes(const Model& m);
 /// (plan/checkpoint.cpp reconciles a checkpoint total against them).
 enum class ExtraRole : uint8_t {
   mtp,             // multi-token-prediction layers the causal-LM class drops on load
-  quant_blocks,    // packed quantized values standing in for a parameter (MXFP4 _blocks: two a byte)
+  quant_blocks,    // quantized values standing in for a parameter under their own name (MXFP4 _blocks:
+                   // two a byte; a fused expert stack's per-expert FP8 weights: one)
   quant_scale,     // the scales of a quantized weight (FP8 weight_scale_inv, MXFP4 _scales)
   lookup_table,    // an integer lookup table stored beside the weights
   position_table,  // a stored position table (not a parameter)
@@ -326,6 +337,8 @@ struct StoredExtra {
   bool served = true;         // false: not held when serving (vLLM parses the quant_state JSON, drops the nested tensors)
   int64_t variable_max = 0;   // up to this many elements beyond its shape, data-dependent (the digits of a
                               // bitsandbytes nested_offset in its quant_state JSON); the shape is the least
+  int64_t replaces_elements = 0;  // with replaces: the elements of the parameter one copy stands in for when
+                                  // it is a part of it (one expert's gate of a fused gate_up stack); 0: all
 };
 
 /// A pre-quantized bitsandbytes checkpoint's quantization (quantization_config load_in_4bit / load_in_8bit,

@@ -261,6 +261,9 @@ void fused_moe_block(ModelBuilder& b, const FusedMoeSpec& s) {
     else if (s.layout == FusedExpertLayout::stacked_in_out) shape = {s.experts, in, out};
     else shape = {s.experts, out, in};
     n.params = b.tensor(n.name, shape, Role::expert, false);
+    if (s.layout != FusedExpertLayout::rows)
+      b.model().tensors.back().expert_axes =
+          s.layout == FusedExpertLayout::stacked_in_out ? ExpertAxes::in_out : ExpertAxes::out_in;
     if (s.biases) n.params += b.tensor(n.name + "_bias", {s.experts, out}, Role::expert);
     b.node(std::move(n));
   };

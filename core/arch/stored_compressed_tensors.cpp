@@ -29,6 +29,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../error.hpp"
+#include "expert_parts.hpp"
 #include "name_pattern.hpp"
 
 namespace cardfit {
@@ -228,9 +229,9 @@ void add_compressed_tensors_extras(const Config& q, Model& m, StoredDtype weight
     m.stored_extras.push_back(std::move(x));
     return m.stored_extras.back();
   };
-  for (size_t i = 0; i < m.tensors.size(); ++i) {
-    const Tensor& t = m.tensors[i];
-    if (!t.tied_to.empty() || t.shape.size() != 2 || !ends_with(t.name, ".weight")) continue;
+  // The stored tensors of weight `t`, in place of m.tensors[index] or (part) of its share of that fused
+  // stack; false when no group converts it.
+  auto convert = [&](const Tensor& t, int32_t index, bool part) -> bool {
     const std::string module = t.name.substr(0, t.name.size() - 7);
     auto group_of = [&](const std::string& weight) -> const Group* {
       const std::string mod = weight.substr(0, weight.size() - 7);
@@ -243,33 +244,39 @@ void add_compressed_tensors_extras(const Config& q, Model& m, StoredDtype weight
     const Group* g = group_of(t.name);
     // A stack's experts are quantized alike: a target or ignore rule that splits them is refused.
     for_every_copy(t, [&](const std::string& weight) { return group_of(weight) == g; }, "quantization_config.config_groups");
-    if (!g || !g->weights.present) continue;
+    if (!g || !g->weights.present) return false;
     const bool ignored = for_every_copy(t, [&](const std::string& weight) {
       const std::string mod = weight.substr(0, weight.size() - 7);
       for (const auto& ig : ignore)
         if (name_matches(ig, mod) || class_matches(ig, t)) return true;
       return false;
     }, "quantization_config.ignore");
-    if (ignored) continue;
+    if (ignored) return false;
     const size_t first = m.stored_extras.size();
 
     const Args& w = g->weights;
     const std::string format = format_of(*g, top);
     const int64_t out = t.shape[0], in = t.shape[1];
     const std::string stem = module + ".";
-    const int32_t index = int32_t(i);
     const Role role = t.role;
     const Shape qs = qparam_shape(w, out, in);
     StoredDtype scale_dtype = w.scale_dtype == StoredDtype::unset ? scale16 : w.scale_dtype;
     if (format == "naive-quantized" || format == "float-quantized" || format == "int-quantized") {
+      const StoredDtype stored = w.is_float ? StoredDtype::f8_e4m3 : StoredDtype::i8;
+      if (part) {  // the weight under its per-expert name, at the quantized dtype
+        StoredExtra& x = add(t, ExtraRole::quant_blocks, stored, index);
+        x.replaces = m.tensors[size_t(index)].name;
+        x.replaces_elements = t.each();
+      }
       add(make(stem + "weight_scale", qs, role), ExtraRole::quant_scale, scale_dtype, index).of_tensor_dtype =
-          w.is_float ? StoredDtype::f8_e4m3 : StoredDtype::i8;
+          part ? StoredDtype::unset : stored;
       if (!w.symmetric) add(make(stem + "weight_zero_point", qs, role), ExtraRole::quant_scale, w.zp_dtype, index);
     } else if (format == "pack-quantized") {
-      if (w.is_float) { unsupported.push_back(module + " (pack-quantized float weights)"); continue; }
+      if (w.is_float) { unsupported.push_back(module + " (pack-quantized float weights)"); return true; }
       StoredExtra& p = add(make(stem + "weight_packed", {out, ceil_div(checked_mul(in, w.bits), 32)}, role),
                            ExtraRole::quant_blocks, StoredDtype::i32, index);
-      p.replaces = t.name;
+      p.replaces = m.tensors[size_t(index)].name;
+      if (part) p.replaces_elements = t.each();
       p.values_per_element = 32 % w.bits == 0 ? 32 / w.bits : 1;  // 3, 5, 6, 7 bits straddle words
       add(make(stem + "weight_shape", {2}, role), ExtraRole::quant_state, StoredDtype::i64, index);
       add(make(stem + "weight_scale", qs, role), ExtraRole::quant_scale, scale_dtype, index);
@@ -279,16 +286,17 @@ void add_compressed_tensors_extras(const Config& q, Model& m, StoredDtype weight
             ExtraRole::quant_scale, packed_zp ? StoredDtype::i32 : w.zp_dtype, index);
       }
     } else if (format == "nvfp4-pack-quantized") {
-      if (!w.is_float || w.bits != 4 || in % 2 != 0) { unsupported.push_back(module + " (nvfp4 needs float 4-bit, even in)"); continue; }
+      if (!w.is_float || w.bits != 4 || in % 2 != 0) { unsupported.push_back(module + " (nvfp4 needs float 4-bit, even in)"); return true; }
       StoredExtra& p = add(make(stem + "weight_packed", {out, in / 2}, role), ExtraRole::quant_blocks, StoredDtype::u8, index);
-      p.replaces = t.name;
+      p.replaces = m.tensors[size_t(index)].name;
+      if (part) p.replaces_elements = t.each();
       p.values_per_element = 2;
       if (w.scale_dtype == StoredDtype::unset) scale_dtype = StoredDtype::f8_e4m3;
       add(make(stem + "weight_scale", qs, role), ExtraRole::quant_scale, scale_dtype, index);
       if (!w.symmetric) add(make(stem + "weight_zero_point", qs, role), ExtraRole::quant_scale, w.zp_dtype, index);
     } else {
       unsupported.push_back(module + " (format " + format + ")");
-      continue;
+      return true;
     }
     if (w.strategy == "tensor_group") add(make(stem + "weight_global_scale", {1}, role), ExtraRole::quant_scale, StoredDtype::f32, index);
     if (w.actorder_group) add(make(stem + "weight_g_idx", {in}, role), ExtraRole::lookup_table, StoredDtype::i32, index);
@@ -307,7 +315,24 @@ void add_compressed_tensors_extras(const Config& q, Model& m, StoredDtype weight
       if (!a.symmetric) add(make(stem + base + "_zero_point", s, role), ExtraRole::quant_scale, a.zp_dtype, index);
     }
     inherit_copies(m.stored_extras, first, t);
+    return true;
+  };
+  for (size_t i = 0; i < m.tensors.size(); ++i) {
+    const Tensor& t = m.tensors[i];
+    if (t.tied_to.empty() && t.shape.size() == 2 && ends_with(t.name, ".weight")) convert(t, int32_t(i), false);
   }
+  // Fused expert stacks, as the per-expert linears the library quantizes (expert_parts.hpp).
+  for (const SplitStack& s : split_stacks(m)) {
+    size_t converted = 0;
+    for (const Tensor& p : s.parts) converted += convert(p, s.stack, true);
+    if (converted != 0 && converted != s.parts.size())
+      unsupported.push_back(s.parts.front().name + " (some projections of one fused expert stack converted, others not)");
+  }
+  for (const auto& t : m.tensors)
+    if (t.expert_axes != ExpertAxes::none && expert_parts(t).empty()) {
+      unsupported.push_back(t.name + " (fused experts with no known per-expert names)");
+      break;
+    }
   // kv_cache_scheme: k_scale / v_scale on every attention module (named by its k_proj).
   if (q.has_object("kv_cache_scheme")) {
     const Args kv = read_args(q, "kv_cache_scheme");

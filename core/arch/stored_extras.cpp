@@ -24,9 +24,12 @@
 //   exponent per 32 values).
 #include "stored_extras.hpp"
 
+#include <functional>
+
 #include <nlohmann/json.hpp>
 
 #include "../error.hpp"
+#include "expert_parts.hpp"
 #include "stored_bitsandbytes.hpp"
 #include "stored_compressed_tensors.hpp"
 
@@ -53,39 +56,55 @@ bool ends_with(const std::string& s, const std::string& tail) {
 }
 
 // The parameters and stored buffers of one decoder layer, renamed from `from` to `to`. Routed experts
-// the model fuses ([E, 2I, H] gate_up_proj, [E, H, I] down_proj) are split per expert when
-// `split_experts`, as the Qwen MTP layers store them.
+// the model fuses are split per expert (expert_parts.hpp) when `split_experts`, as the Qwen MTP
+// layers store them.
 void copy_layer(Model& m, const std::string& from, const std::string& to, bool split_experts) {
   std::vector<Tensor> out;
   auto take = [&](const Tensor& t) {
     if (t.name.rfind(from, 0) != 0) return;
-    const std::string rest = t.name.substr(from.size());
-    if (split_experts && t.role == Role::expert && t.shape.size() == 3 &&
-        (ends_with(rest, "experts.gate_up_proj") || ends_with(rest, "experts.down_proj"))) {
-      const bool gate_up = ends_with(rest, "gate_up_proj");
-      // Expert 0's tensors stacked for every expert (Tensor::copies), one run per fused tensor.
-      const std::string p = to + rest.substr(0, rest.size() - (gate_up ? 12 : 9)) + "0.";
-      const size_t first = out.size();
-      if (gate_up) {
-        out.push_back(make(p + "gate_proj.weight", {t.shape[1] / 2, t.shape[2]}, Role::expert, true));
-        out.push_back(make(p + "up_proj.weight", {t.shape[1] / 2, t.shape[2]}, Role::expert, true));
-      } else {
-        out.push_back(make(p + "down_proj.weight", {t.shape[1], t.shape[2]}, Role::expert, true));
-      }
-      for (size_t i = first; i < out.size(); ++i) {
-        out[i].copies = t.shape[0];
-        out[i].copy_run_start = i == first && t.shape[0] > 1;
-      }
-      return;
+    std::vector<Tensor> parts = split_experts ? expert_parts(t) : std::vector<Tensor>{};
+    if (parts.empty()) parts.push_back(t);
+    for (Tensor& c : parts) {
+      c.name = to + c.name.substr(from.size());
+      c.tied_to.clear();
+      c.expert_axes = ExpertAxes::none;  // a copy, not a stack the quantizers split again
+      out.push_back(std::move(c));
     }
-    Tensor c = t;
-    c.name = to + rest;
-    c.tied_to.clear();
-    out.push_back(std::move(c));
   };
   for (const auto& t : m.tensors) take(t);
   for (const auto& t : m.buffers) take(t);
   for (auto& t : out) add(m, std::move(t), ExtraRole::mtp, StoredDtype::bf16);
+}
+
+// One expert's projection of a fused stack stored as itself under its per-expert name at `dtype`
+// (FP8, INT8), in place of its share of the stack. The caller adds its scales after it (one copy run).
+void add_part_weight(Model& m, const Tensor& part, int32_t stack, StoredDtype dtype) {
+  add(m, part, ExtraRole::quant_blocks, dtype, m.tensors[size_t(stack)].name);
+  m.stored_extras.back().of_tensor = stack;
+  m.stored_extras.back().replaces_elements = part.each();
+}
+
+// A fused stack whose parts a format converts: all of them, or none (a rule that quantizes an
+// expert's gate and not its up, both one parameter here, is refused rather than sized as either).
+bool converts_stack(const SplitStack& s, const std::function<bool(const Tensor&)>& converts, const char* path) {
+  const bool first = converts(s.parts.front());
+  for (size_t i = 1; i < s.parts.size(); ++i)
+    if (converts(s.parts[i]) != first)
+      throw Error(ErrorCode::field_inconsistent,
+                  std::string(path) + " converts some projections of the fused experts " + s.parts.front().name +
+                      " and not others; cardfit cannot size such a checkpoint.", path);
+  return first;
+}
+
+// The note for fused experts no per-expert rule covers (their checkpoint names are not known):
+// counted as stored unquantized, so the serving weights are at most over, never under.
+void note_unnamed_stacks(Model& m, const std::string& format) {
+  for (const auto& t : m.tensors)
+    if (t.expert_axes != ExpertAxes::none && expert_parts(t).empty()) {
+      m.notes.push_back("quantization_config " + format + ": cardfit does not know how the checkpoint stores the fused experts " +
+                        t.name + " and counts them at 16 bits; the serving weights may be overstated.");
+      return;
+    }
 }
 
 bool excluded(const std::vector<std::string>& patterns, const Tensor& t) {
@@ -130,6 +149,19 @@ void fp8_scales(const Config& q, Model& m, const std::vector<std::string>& skip)
     m.stored_extras.back().of_mtp = index < 0;
     m.stored_extras.back().of_tensor = index;
   }
+  for (const SplitStack& s : split_stacks(m)) {
+    if (!converts_stack(s, [&](const Tensor& p) { return !excluded(skip, p); }, "quantization_config.modules_to_not_convert"))
+      continue;
+    for (const Tensor& p : s.parts) {
+      const size_t first = m.stored_extras.size();
+      add_part_weight(m, p, s.stack, StoredDtype::f8_e4m3);
+      add(m, make(p.name + "_scale_inv", {ceil_div(p.shape[0], block.rows), ceil_div(p.shape[1], block.cols)}, p.role),
+          ExtraRole::quant_scale, StoredDtype::f32);
+      m.stored_extras.back().of_tensor = s.stack;
+      inherit_copies(m.stored_extras, first, p);
+    }
+  }
+  note_unnamed_stacks(m, "fp8");
 }
 
 void mxfp4(Model& m, const std::vector<std::string>& skip) {
@@ -175,7 +207,9 @@ void int_packed(const Config& q, Model& m, const std::vector<std::string>& skip,
       weights.emplace_back(t, int32_t(i));
   }
   const int64_t per_word = 32 / bits;
-  for (const auto& [t, index] : weights) {
+  // `t` packed (qweight, qzeros, scales, g_idx) in place of m.tensors[index], or of its share of that
+  // fused stack when `part`.
+  auto pack = [&](const Tensor& t, int32_t index, bool part) {
     const size_t first = m.stored_extras.size();
     const int64_t out = t.shape[0], in = t.shape[1];
     const int64_t groups = group < 0 ? 1 : ceil_div(in, group);
@@ -183,16 +217,25 @@ void int_packed(const Config& q, Model& m, const std::vector<std::string>& skip,
     if ((gptq ? in * bits : out * bits) % 32 != 0) {
       m.notes.push_back("quantization_config " + std::string(gptq ? "gptq" : "awq") + ": " + t.name +
                         " does not pack into whole int32 words; its quantized tensors are not listed.");
-      continue;
+      return;
     }
-    if (gptq) add(m, make(stem + "qweight", {in * bits / 32, out}, t.role), ExtraRole::quant_blocks, StoredDtype::i32, t.name, per_word);
-    else add(m, make(stem + "qweight", {in, out * bits / 32}, t.role), ExtraRole::quant_blocks, StoredDtype::i32, t.name, per_word);
+    const std::string& replaced = m.tensors[size_t(index)].name;
+    if (gptq) add(m, make(stem + "qweight", {in * bits / 32, out}, t.role), ExtraRole::quant_blocks, StoredDtype::i32, replaced, per_word);
+    else add(m, make(stem + "qweight", {in, out * bits / 32}, t.role), ExtraRole::quant_blocks, StoredDtype::i32, replaced, per_word);
+    if (part) m.stored_extras.back().replaces_elements = t.each();
     add(m, make(stem + "qzeros", {groups, ceil_div(out * bits, 32)}, t.role), ExtraRole::quant_scale, StoredDtype::i32);
     add(m, make(stem + "scales", {groups, out}, t.role), ExtraRole::quant_scale, StoredDtype::f16);
     if (gptq) add(m, make(stem + "g_idx", {in}, t.role), ExtraRole::lookup_table, StoredDtype::i32);
     for (size_t k = first; k < m.stored_extras.size(); ++k) m.stored_extras[k].of_tensor = index;
     inherit_copies(m.stored_extras, first, t);
+  };
+  for (const auto& [t, index] : weights) pack(t, index, false);
+  for (const SplitStack& s : split_stacks(m)) {
+    if (!converts_stack(s, [&](const Tensor& p) { return !excluded(skip, p); }, "quantization_config.modules_to_not_convert"))
+      continue;
+    for (const Tensor& p : s.parts) pack(p, s.stack, true);
   }
+  note_unnamed_stacks(m, gptq ? "gptq" : "awq");
 }
 }  // namespace
 
@@ -242,7 +285,9 @@ void add_nextn_layers(Model& m, int64_t count, int64_t layers, int64_t source_la
 }
 
 void add_qwen_mtp_layers(Model& m, int64_t count, int64_t source_layer, int64_t hidden) {
-  add(m, make("mtp.fc.weight", {hidden, checked_mul(2, hidden)}, Role::other, true), ExtraRole::mtp, StoredDtype::bf16);
+  // Not FP8 in Qwen3.6-35B-A3B-FP8: its 1,560 MTP tensors are the 785 of the bf16 layout plus the
+  // scales of the layer's linears alone (public loaders' counts, 2026-12-04): linear = false.
+  add(m, make("mtp.fc.weight", {hidden, checked_mul(2, hidden)}, Role::other), ExtraRole::mtp, StoredDtype::bf16);
   add(m, make("mtp.pre_fc_norm_embedding.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
   add(m, make("mtp.pre_fc_norm_hidden.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
   const std::string from = "model.layers." + std::to_string(source_layer) + ".";

@@ -129,8 +129,10 @@ void group_extras(const Model& m, const std::vector<StoredExtra>& extras, Reconc
       }
       dtypes.insert(std::string(stored_dtype_name(x.dtype)));
       if (g.example.empty()) g.example = x.tensor.name;
-      if (!x.replaces.empty() && x.of_tensor >= 0)  // of_tensor: the stack the extra packs one copy of
-        r.packed_replaced = checked_add(r.packed_replaced, checked_mul(m.tensors[size_t(x.of_tensor)].each(), copies));
+      if (!x.replaces.empty() && x.of_tensor >= 0) {  // of_tensor: the stack the extra packs one copy (or part) of
+        const int64_t each = x.replaces_elements > 0 ? x.replaces_elements : m.tensors[size_t(x.of_tensor)].each();
+        r.packed_replaced = checked_add(r.packed_replaced, checked_mul(each, copies));
+      }
     }
     if (g.tensors == 0) continue;
     g.dtypes.assign(dtypes.begin(), dtypes.end());
