@@ -170,3 +170,99 @@ TEST_CASE("DeepSeek-V4 refuses what it cannot trace exactly, with a coded error 
     CHECK(m.parameter_count() == total - 21 * (csa + indexer) - 20 * hca);
   }
 }
+
+namespace {
+constexpr int64_t blocks(int64_t out, int64_t in) { return (out + 127) / 128 * ((in + 127) / 128); }
+// The FP8 linears of one attention block (wq_a, wq_b, wkv, wo_a, wo_b) and of the shared expert, as
+// their UE8M0 block scales count; a routed expert's FP4 scales, one per 32 values of each row.
+constexpr int64_t attn_scales = blocks(QL, H) + blocks(NH * HD, QL) + blocks(HD, H) + blocks(G * OL, NH * HD / G) + blocks(H, G * OL);
+constexpr int64_t shared_scales = 2 * blocks(I, H) + blocks(H, I);
+constexpr int64_t expert_scales = 2 * I * (H / 32) + H * (I / 32);
+constexpr int64_t packed_experts = E * 3 * I * H / 2;  // two FP4 values an int8
+// mtp.0: a sliding block with learned routing (no compressor, no indexer, no tid2eid), e_proj / h_proj
+// [H, H] FP8, enorm, hnorm, norm and its own hc_head.
+constexpr int64_t mtp_weights = attn + 2 * H + 2 * hyper + E * H + E + 3 * I * H + packed_experts + 2 * H * H + 3 * H +
+                                (HC * HC * H + HC + 1);
+constexpr int64_t mtp_scales = attn_scales + shared_scales + E * expert_scales + 2 * blocks(H, H);
+constexpr int64_t main_scales = 43 * (attn_scales + shared_scales + E * expert_scales) + 21 * blocks(IH * ID, QL);
+constexpr int64_t stored = total + 3 * V * 6 - 43 * packed_experts + main_scales + mtp_weights + mtp_scales;
+// A public listing of deepseek-ai/DeepSeek-V4-Flash's 46 safetensors files (a "模型信息报告" of a local
+// copy, read 2026-12-04): 69,187 tensors holding 158,069,433,298 scalars, the MTP layer's 1,575 of them
+// in the last file (also asserted by a public Rust loader's test); the hub's "158B" (mirrored).
+static_assert(stored == 158069433298);
+}  // namespace
+
+TEST_CASE("DeepSeek-V4-Flash: the published checkpoint's 69,187 tensors and 158,069,433,298 scalars, the MTP layer listed") {
+  const json r = plan(golden_file("deepseek-v4-flash.json").at("config").dump(), {{"checkpoint_total", stored}});
+  REQUIRE(r.at("ok") == true);
+  const json& c = r["checkpoint"];
+  CHECK(c["unexplained"] == 0);
+  REQUIRE(group(c, "mtp"));
+  CHECK((*group(c, "mtp"))["scalars"] == mtp_weights);
+  CHECK((*group(c, "mtp"))["tensors"] == 8 + 2 + 6 + 2 + 3 + 3 * E + 2 + 3 + 3);  // 797
+  REQUIRE(group(c, "quant_scale"));
+  CHECK((*group(c, "quant_scale"))["scalars"] == main_scales + mtp_scales);
+
+  const Model m = trace_golden("deepseek-v4-flash.json");
+  int64_t tensors = int64_t(expand_copies(m.tensors).size() + expand_copies(m.buffers).size());
+  for (const auto& x : expand_copies(m.stored_extras)) tensors += x.role != ExtraRole::quant_blocks;  // those replace
+  CHECK(tensors == 69187);
+  const StoredExtra* w2 = find_extra(m, "mtp.0.ffn.experts.255.w2.weight");
+  REQUIRE(w2);
+  CHECK(w2->tensor.shape == Shape{H, I / 2});
+  CHECK(w2->dtype == StoredDtype::i8);
+  CHECK(find_extra(m, "mtp.0.ffn.experts.255.w2.scale")->tensor.shape == Shape{H, I / 32});
+  CHECK(find_extra(m, "mtp.0.e_proj.weight")->dtype == StoredDtype::f8_e4m3);
+  CHECK(find_extra(m, "mtp.0.h_proj.scale")->tensor.shape == Shape{H / 128, H / 128});
+  CHECK(find_extra(m, "mtp.0.hc_head_fn")->tensor.shape == Shape{HC, HC * H});
+  CHECK(find_extra(m, "mtp.0.ffn.gate.bias"));
+  CHECK(find_extra(m, "mtp.0.attn.compressor.wkv.weight") == nullptr);
+  CHECK(find_extra(m, "mtp.0.ffn.gate.tid2eid") == nullptr);
+  // Served weights hold none of it: the model class ignores mtp.*.
+  const json none = plan(golden_file("deepseek-v4-flash.json").at("config").dump(), {{"mode", "serve"}});
+  json cfg = golden_file("deepseek-v4-flash.json").at("config");
+  cfg["num_nextn_predict_layers"] = 0;
+  const json without = plan(cfg.dump(), {{"mode", "serve"}});
+  CHECK(none["plan"]["components"]["weights"] == without["plan"]["components"]["weights"]);
+}
+
+TEST_CASE("DeepSeek-V4 expert_dtype: fp4 when absent (the published config), fp8 block-scaled when stated, else refused") {
+  json cfg = golden_file("deepseek-v4-flash.json").at("config");
+  REQUIRE_FALSE(cfg.contains("expert_dtype"));
+  const int64_t fp4 = plan(cfg.dump(), {{"mode", "serve"}})["plan"]["components"]["weights"];
+  cfg["expert_dtype"] = "fp8";
+  const Model m = trace_json(cfg);
+  const StoredExtra* s = find_extra(m, "layers.9.ffn.experts.3.w1.scale");
+  REQUIRE(s);
+  CHECK(s->tensor.shape == Shape{I / 128, H / 128});
+  CHECK(find_extra(m, "layers.9.ffn.experts.3.w1.weight") == nullptr);  // stored as itself, one byte
+  const int64_t fp8 = plan(cfg.dump(), {{"mode", "serve"}})["plan"]["components"]["weights"];
+  // Per expert: FP8 one byte a value and a byte a 128 x 128 block against FP4's half byte and a byte a 32.
+  constexpr int64_t fp8_scales = 2 * blocks(I, H) + blocks(H, I);
+  CHECK(fp8 - fp4 == 43 * E * ((3 * I * H + fp8_scales) - (packed_experts / E + expert_scales)));
+  // Without scale_fmt ue8m0 the block scales are float32 (DeepSeek-V3's).
+  cfg["quantization_config"].erase("scale_fmt");
+  CHECK(find_extra(trace_json(cfg), "layers.0.attn.wq_b.scale")->dtype == StoredDtype::f32);
+  cfg["expert_dtype"] = "int4";
+  const json r = plan(cfg.dump());
+  REQUIRE(r.at("ok") == false);
+  CHECK(r["error"]["code"] == "config.field_inconsistent");
+  CHECK(r["error"]["path"] == "$.expert_dtype");
+}
+
+TEST_CASE("DeepSeek-V4-Pro: the published checkpoint's 145,116 tensors and 861,608,274,846 scalars, 0 unexplained") {
+  // The same report lists V4-Pro's 64 files (tests/golden/models/deepseek-v4-pro.json): 61 layers, the
+  // first two HCA and hash-routed, so the sliding MTP layer is layer 60's block without its compressor
+  // and indexer.
+  const json r = plan(golden_file("deepseek-v4-pro.json").at("config").dump(), {{"checkpoint_total", 861608274846}});
+  REQUIRE(r.at("ok") == true);
+  CHECK(r["checkpoint"]["unexplained"] == 0);
+  REQUIRE(group(r["checkpoint"], "mtp"));
+  CHECK((*group(r["checkpoint"], "mtp"))["tensors"] == 29 + 3 * 384);
+  const Model m = trace_golden("deepseek-v4-pro.json");
+  int64_t tensors = int64_t(expand_copies(m.tensors).size() + expand_copies(m.buffers).size());
+  for (const auto& x : expand_copies(m.stored_extras)) tensors += x.role != ExtraRole::quant_blocks;
+  CHECK(tensors == 145116);
+  CHECK(find_extra(m, "mtp.0.attn.compressor.ape") == nullptr);
+  CHECK(find_extra(m, "mtp.0.ffn.experts.383.w1.scale")->tensor.shape == Shape{3072, 7168 / 32});
+}

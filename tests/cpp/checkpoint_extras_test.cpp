@@ -13,11 +13,6 @@ namespace {
 json plan_golden(const std::string& file, const json& options) {
   return plan(golden_file(file).at("config").dump(), options);
 }
-const json* group(const json& checkpoint, const std::string& role) {
-  for (const auto& g : checkpoint["extras"])
-    if (g["role"] == role) return &g;
-  return nullptr;
-}
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // gpt-oss-20b (tests/golden/models/gpt-oss-20b.json): 24 layers, 32 experts, hidden 2880,

@@ -64,11 +64,6 @@ const json bnb_nf4 = {{"quant_method", "bitsandbytes"}, {"_load_in_4bit", true},
 
 const cardfit::StoredExtra* extra(const cardfit::Model& m, const std::string& name) { return find_extra(m, name); }
 json plan_with(const json& cfg, const json& options) { return plan(cfg.dump(), options); }
-const json* group(const json& checkpoint, const std::string& role) {
-  for (const auto& g : checkpoint["extras"])
-    if (g["role"] == role) return &g;
-  return nullptr;
-}
 }  // namespace
 
 TEST_CASE("Llama-3-8B's linears are what the golden says (the counts below build on them)") {

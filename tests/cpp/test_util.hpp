@@ -66,3 +66,9 @@ inline std::vector<const cardfit::Node*> attention_nodes(const cardfit::Model& m
       if (n.op == cardfit::Op::attention) out.push_back(&n);
   return out;
 }
+/// A plan report's checkpoint group of stored extras of that role ("mtp", "quant_scale", ...), or null.
+inline const nlohmann::json* group(const nlohmann::json& checkpoint, const std::string& role) {
+  for (const auto& g : checkpoint["extras"])
+    if (g["role"] == role) return &g;
+  return nullptr;
+}

@@ -19,6 +19,8 @@
 //    token → experts table tid2eid [vocab, top_k], a stored buffer), routed experts w1 / w3 / w2 stored one
 //    by one, one shared expert of moe_intermediate_size (the class reads intermediate_size, which maps to
 //    moe_intermediate_size; n_shared_experts is not read).
+#include <optional>
+
 #include "../blocks.hpp"
 #include "../layer_types.hpp"
 #include "../stored_extras.hpp"
@@ -31,6 +33,13 @@ const char* kSliding = "sliding_attention";
 const char* kCsa = "compressed_sparse_attention";
 const char* kHca = "heavily_compressed_attention";
 
+// The attention type of one compress_ratios entry (DeepseekV4Config's _COMPRESS_RATIO_TO_LAYER_TYPE).
+const char* ratio_type(const Config& c, int64_t r) {
+  require(r == 0 || r == 4 || r == 128, c, "compress_ratios",
+          "compress_ratios entries must be 0, 4 or 128 (DeepseekV4Config's _COMPRESS_RATIO_TO_LAYER_TYPE).");
+  return r == 0 ? kSliding : r == 4 ? kCsa : kHca;
+}
+
 // layer_types as DeepseekV4Config.__post_init__ resolves them: explicit layer_types, else the
 // checkpoint's compress_ratios (0 / 4 / 128 per layer, the tail past num_hidden_layers describes the MTP
 // layer and is dropped), else two HCA layers then CSA / HCA alternating.
@@ -40,17 +49,22 @@ std::vector<std::string> attention_types(const Config& c, int64_t layers) {
     require(int64_t(ratios.size()) >= layers, c, "compress_ratios",
             "compress_ratios needs one entry per layer (num_hidden_layers).");
     std::vector<std::string> out;
-    for (int64_t i = 0; i < layers; ++i) {
-      const int64_t r = ratios[size_t(i)];
-      require(r == 0 || r == 4 || r == 128, c, "compress_ratios",
-              "compress_ratios entries must be 0, 4 or 128 (DeepseekV4Config's _COMPRESS_RATIO_TO_LAYER_TYPE).");
-      out.push_back(r == 0 ? kSliding : r == 4 ? kCsa : kHca);
-    }
+    for (int64_t i = 0; i < layers; ++i) out.push_back(ratio_type(c, ratios[size_t(i)]));
     return out;
   }
   return read_layer_types(c, layers, {kSliding, kCsa, kHca}, [](int64_t i) -> std::string {
     return i < 2 || i % 2 == 0 ? kHca : kCsa;  // i - 2 odd ⇔ i odd
   });
+}
+
+// The MTP layers' attention types: compress_ratios' entries past num_hidden_layers (V4-Flash and -Pro
+// end in 0), sliding where the list stops.
+std::vector<std::string> mtp_attention_types(const Config& c, int64_t layers, int64_t count) {
+  std::vector<std::string> out;
+  const std::vector<int64_t> ratios = c.has("compress_ratios") ? c.integer_list("compress_ratios") : std::vector<int64_t>{};
+  for (int64_t j = 0; j < count; ++j)
+    out.push_back(size_t(layers + j) < ratios.size() ? ratio_type(c, ratios[size_t(layers + j)]) : kSliding);
+  return out;
 }
 
 // compress_rates: the dict, or the legacy scalars compress_rate_csa / compress_rate_hca, default 4 / 128.
@@ -64,59 +78,164 @@ bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
+struct V4 {
+  int64_t vocab, hidden, layers, heads, head_dim, q_lora, o_groups, o_lora, window;
+  int64_t experts, top_k, moe_inter, hc, index_heads, index_dim, index_topk, csa_rate, hca_rate;
+  bool tied;
+};
+
 // The stored format of the published checkpoint (quantization_config fp8, weight_block_size [128, 128],
 // scale_fmt ue8m0; expert_dtype fp4), declared here because its names and split differ from
 // DeepSeek-V3's (stored_extras.cpp): every FP8 weight has a companion `<module>.scale` (UE8M0, one per
 // block) rather than `weight_scale_inv`; the compressor and indexer wkv / wgate and the indexer's
 // weights_proj stay BF16 (modeling_deepseek_v4.py _keep_in_fp32_modules: "ship in BF16 with no
 // companion scale_inv"), as do embed, head, norms, the router and the hyper-connection tensors; with
-// expert_dtype fp4 the routed experts are FP4 (two values a byte, [out, in / 2]) with one UE8M0 scale
-// per 32 values ([out, in / 32], MXFP4-style, as llama.cpp / vLLM converters of V4-Flash read them).
-// Assumption (no published header was available to check it): these shapes and dtypes.
-void stored_quantization(const Config& c, Model& m) {
-  if (!c.has_object("quantization_config")) return;
+// expert_dtype fp4 the routed experts are FP4 (two values a byte, [out, in / 2] int8) with one UE8M0
+// scale per 32 values ([out, in / 32]). expert_dtype is absent from V4-Flash's config.json and means
+// fp4 (vLLM deepseek_v4.py: getattr(config, "expert_dtype", "fp4")); fp8 experts (V4-Flash-Base) are
+// FP8 with block scales. Checked against a public listing of V4-Flash's 46 safetensors files
+// (69,187 tensors, 158,069,433,298 scalars, read 2026-12-04; tests/cpp/arch_deepseek_v4_mtp_test.cpp).
+// Assumption: without scale_fmt ue8m0 the scales are float32, as DeepSeek-V3's.
+struct V4Storage {
+  Fp8Block block;
+  bool fp4_experts = true;
+  StoredDtype scale = StoredDtype::f8_e8m0;
+};
+
+std::optional<V4Storage> v4_storage(const Config& c) {
+  if (!c.has_object("quantization_config")) return std::nullopt;
   const Config q = c.child("quantization_config");
-  if (q.string_or("quant_method", "") != "fp8") return;  // others: add_quantization_extras
-  m.stored_format = "fp8";
-  const Fp8Block block = fp8_weight_block(q);
-  const bool fp4_experts = c.string_or("expert_dtype", "") == "fp4";
+  if (q.string_or("quant_method", "") != "fp8") return std::nullopt;  // others: add_quantization_extras
+  V4Storage st;
+  st.block = fp8_weight_block(q);
+  const std::string experts = c.string_or("expert_dtype", "fp4");
+  require(experts == "fp4" || experts == "fp8", c, "expert_dtype", "expert_dtype must be \"fp4\" or \"fp8\".");
+  st.fp4_experts = experts == "fp4";
+  st.scale = q.string_or("scale_fmt", "") == "ue8m0" ? StoredDtype::f8_e8m0 : StoredDtype::f32;
+  return st;
+}
+
+// Whether the checkpoint stores `t` quantized: the FP8 linears and the routed experts.
+bool v4_quantized(const Tensor& t) {
+  const bool routed = t.role == Role::expert && t.name.find(".ffn.experts.") != std::string::npos;
+  if ((!t.linear && !routed) || t.shape.size() != 2 || !ends_with(t.name, ".weight") || !t.tied_to.empty()) return false;
+  if (t.role == Role::embedding || t.role == Role::head || t.role == Role::router) return false;
+  return t.name.find("compressor.") == std::string::npos && !ends_with(t.name, "weights_proj.weight");
+}
+
+// The scale of `t` (and, for an FP4 expert, its packed shape through `packed`).
+Tensor v4_scale(const Config& c, const V4Storage& st, const Tensor& t, Shape* packed) {
   auto ceil_div = [](int64_t a, int64_t d) { return (a + d - 1) / d; };
+  const int64_t out = t.shape[0], in = t.shape[1];
+  Tensor scale;
+  scale.role = t.role;
+  scale.name = t.name.substr(0, t.name.size() - 6) + "scale";  // "<module>.scale"
+  if (st.fp4_experts && t.role == Role::expert && t.name.find(".ffn.experts.") != std::string::npos) {
+    require(in % 32 == 0, c, "moe_intermediate_size", "FP4 experts need input widths that are multiples of 32.");
+    *packed = {out, in / 2};
+    scale.shape = {out, in / 32};
+  } else {
+    scale.shape = {ceil_div(out, st.block.rows), ceil_div(in, st.block.cols)};
+  }
+  return scale;
+}
+
+void stored_quantization(const Config& c, Model& m) {
+  const std::optional<V4Storage> st = v4_storage(c);
+  if (!st) return;
+  m.stored_format = "fp8";
   const size_t count = m.tensors.size();
   for (size_t i = 0; i < count; ++i) {
     const Tensor& t = m.tensors[i];
-    const bool routed = t.role == Role::expert && t.name.find(".ffn.experts.") != std::string::npos;
-    if ((!t.linear && !routed) || t.shape.size() != 2 || !ends_with(t.name, ".weight") || !t.tied_to.empty()) continue;
-    if (t.role == Role::embedding || t.role == Role::head || t.role == Role::router) continue;
-    if (t.name.find("compressor.") != std::string::npos || ends_with(t.name, "weights_proj.weight")) continue;
-    const std::string stem = t.name.substr(0, t.name.size() - 6);  // "<module>."
+    if (!v4_quantized(t)) continue;
     const size_t first = m.stored_extras.size();
-    const int64_t out = t.shape[0], in = t.shape[1];
-    Tensor scale;
-    scale.role = t.role;
-    scale.name = stem + "scale";
-    if (fp4_experts && routed) {
-      require(in % 32 == 0, c, "moe_intermediate_size", "FP4 experts need input widths that are multiples of 32.");
-      Tensor packed;
-      packed.name = t.name;
-      packed.role = t.role;
-      packed.shape = {out, in / 2};
-      m.stored_extras.push_back({packed, ExtraRole::quant_blocks, StoredDtype::i8, t.name, 2, false, int32_t(i)});
-      scale.shape = {out, in / 32};
-    } else {
-      scale.shape = {ceil_div(out, block.rows), ceil_div(in, block.cols)};
+    Shape packed;
+    const Tensor scale = v4_scale(c, *st, t, &packed);
+    if (!packed.empty()) {
+      Tensor p = t;
+      p.shape = packed;
+      p.copies = 1;
+      m.stored_extras.push_back({p, ExtraRole::quant_blocks, StoredDtype::i8, t.name, 2, false, int32_t(i)});
     }
     // A weight that is not packed is stored as itself in FP8 (one byte), beside its block scale.
-    m.stored_extras.push_back({scale, ExtraRole::quant_scale, StoredDtype::f8_e8m0, "", 1, false, int32_t(i),
-                               fp4_experts && routed ? StoredDtype::unset : StoredDtype::f8_e4m3});
+    m.stored_extras.push_back({scale, ExtraRole::quant_scale, st->scale, "", 1, false, int32_t(i),
+                               packed.empty() ? StoredDtype::f8_e4m3 : StoredDtype::unset});
     inherit_copies(m.stored_extras, first, m.tensors[i]);
+  }
+  // The MTP layers' weights, stored as they are quantized, each beside its scale.
+  const size_t extras = m.stored_extras.size();
+  for (size_t i = 0; i < extras; ++i) {
+    if (m.stored_extras[i].role != ExtraRole::mtp || !v4_quantized(m.stored_extras[i].tensor)) continue;
+    Shape packed;
+    const Tensor scale = v4_scale(c, *st, m.stored_extras[i].tensor, &packed);
+    StoredExtra& w = m.stored_extras[i];
+    w.dtype = packed.empty() ? StoredDtype::f8_e4m3 : StoredDtype::i8;
+    if (!packed.empty()) w.tensor.shape = packed;
+    const Tensor of = w.tensor;
+    m.stored_extras.push_back({scale, ExtraRole::quant_scale, st->scale});
+    m.stored_extras.back().of_mtp = true;
+    inherit_copies(m.stored_extras, m.stored_extras.size() - 1, of);
   }
 }
 
-struct V4 {
-  int64_t vocab, hidden, layers, heads, head_dim, q_lora, o_groups, o_lora, window;
-  int64_t experts, top_k, moe_inter, hc, index_heads, index_dim, index_topk, csa_rate, hca_rate;
-  bool tied;
-};
+// The published checkpoint's MTP layers, mtp.{j}.* for j < num_nextn_predict_layers, which
+// DeepseekV4ForCausalLM ignores on load (_keys_to_ignore_on_load_unexpected mtp.*): each is a decoder
+// block of attention type compress_ratios[layers + j] (0: sliding, no compressor or indexer) and a
+// learned-routing MoE, plus e_proj and h_proj [H, H] (FP8 linears), enorm, hnorm, norm and its own
+// hc_head fn / base / scale; no embedding or head of its own (DeepSeek's inference/model.py MTPBlock
+// shares the model's; vLLM deepseek_v4_mtp.py "separate e_proj / h_proj ... instead of the fused
+// eh_proj"). The block's tensors are copied from the last main layer of that attention type that is not
+// hash-routed; for a sliding MTP layer with none, from the last learned-routing layer, without its
+// compressor and indexer.
+void add_mtp_layers(Model& m, const V4& v, int64_t count, const std::vector<std::string>& types,
+                    const std::vector<std::string>& mlp_types, const std::vector<std::string>& mtp_types) {
+  for (int64_t j = 0; j < count; ++j) {
+    const std::string& type = mtp_types[size_t(j)];
+    int64_t source = -1;
+    bool strip = false;
+    for (int64_t i = v.layers - 1; i >= 0 && source < 0; --i)
+      if (mlp_types[size_t(i)] == "moe" && types[size_t(i)] == type) source = i;
+    for (int64_t i = v.layers - 1; i >= 0 && source < 0 && type == kSliding; --i)
+      if (mlp_types[size_t(i)] == "moe") source = i, strip = true;
+    const std::string p = "mtp." + std::to_string(j) + ".";
+    if (source < 0) {
+      m.notes.push_back("The checkpoint's MTP layer " + p + "* (" + type + ", learned routing) has no main layer "
+                        "to copy; its tensors are not listed as stored extras.");
+      continue;
+    }
+    const std::string from = "layers." + std::to_string(source) + ".";
+    auto extra = [&](Tensor t) {
+      t.tied_to.clear();
+      m.stored_extras.push_back({std::move(t), ExtraRole::mtp, StoredDtype::bf16});
+    };
+    auto make = [](std::string name, Shape shape, Role role, bool linear) {
+      Tensor t;
+      t.name = std::move(name);
+      t.shape = std::move(shape);
+      t.role = role;
+      t.linear = linear;
+      return t;
+    };
+    extra(make(p + "e_proj.weight", {v.hidden, v.hidden}, Role::other, true));
+    extra(make(p + "h_proj.weight", {v.hidden, v.hidden}, Role::other, true));
+    extra(make(p + "enorm.weight", {v.hidden}, Role::norm, false));
+    extra(make(p + "hnorm.weight", {v.hidden}, Role::norm, false));
+    const std::vector<Tensor> main = m.tensors;  // copied: extra() appends to m.stored_extras only
+    for (const auto& t : main) {
+      if (t.name.rfind(from, 0) != 0) continue;
+      const std::string rest = t.name.substr(from.size());
+      if (strip && (rest.rfind("attn.compressor.", 0) == 0 || rest.rfind("attn.indexer.", 0) == 0)) continue;
+      Tensor c = t;
+      c.name = p + rest;
+      extra(std::move(c));
+    }
+    extra(make(p + "norm.weight", {v.hidden}, Role::norm, false));
+    extra(make(p + "hc_head_fn", {v.hc, checked_mul(v.hc, v.hidden)}, Role::other, false));
+    extra(make(p + "hc_head_base", {v.hc}, Role::other, false));
+    extra(make(p + "hc_head_scale", {1}, Role::other, false));
+  }
+}
+
 
 // A parameter node that does not go through nn.Linear (hyper-connection mixes, pooling weights).
 Node param_node(std::string name, Op op, int64_t in, int64_t out, int64_t params, std::string detail) {
@@ -280,6 +399,9 @@ Model deepseek_v4(const Config& c) {
   require(!c.boolean_or("attention_bias", false) && !c.boolean_or("mlp_bias", false), c, "attention_bias",
           "DeepSeek-V4 with attention_bias or mlp_bias is not traced (no published checkpoint has them).");
   const auto types = attention_types(c, v.layers);
+  const int64_t mtp = c.count_or({"num_nextn_predict_layers"}, 1);
+  require(mtp <= v.layers, c, "num_nextn_predict_layers", "num_nextn_predict_layers cannot exceed num_hidden_layers.");
+  const auto mtp_types = mtp_attention_types(c, v.layers, mtp);
   const int64_t hash_layers = c.count_or({"num_hash_layers"}, 3);
   const auto mlp_types = read_layer_types(c, v.layers, {"hash_moe", "moe"},
                                           [&](int64_t i) -> std::string { return i < hash_layers ? "hash_moe" : "moe"; },
@@ -355,6 +477,7 @@ Model deepseek_v4(const Config& c) {
       }
   for (auto& t : m.tensors)
     if (t.role == Role::expert && t.name.find(".ffn.experts.") != std::string::npos) t.linear = false;
+  add_mtp_layers(m, v, mtp, types, mlp_types, mtp_types);
   stored_quantization(c, m);
   // What the plan assumes where the graph is coarser than the modeling code.
   m.notes.push_back(
@@ -365,12 +488,11 @@ Model deepseek_v4(const Config& c) {
       "the block output it expands; the fp32 copies the mixes run in, the Sinkhorn iterations' "
       "intermediates and the compressors' windowed softmax are not counted; attention FLOPs and scores are "
       "those of the sliding window (the compressed entries CSA / HCA layers also attend to are not added).");
-  const int64_t mtp = c.count_or({"num_nextn_predict_layers"}, 1);
   if (mtp > 0)
     m.notes.push_back("The published checkpoint also stores " + std::to_string(mtp) +
-           " multi-token-prediction layer(s) as mtp.{j}.* (num_nextn_predict_layers); DeepseekV4ForCausalLM "
-           "ignores them (_keys_to_ignore_on_load_unexpected mtp.*), so they are not counted here, and their "
-           "exact tensors are not listed as stored extras yet.");
+                      " multi-token-prediction layer(s) as mtp.{j}.* (num_nextn_predict_layers); DeepseekV4ForCausalLM "
+                      "ignores them (_keys_to_ignore_on_load_unexpected mtp.*), so they are not counted here; the "
+                      "checkpoint reconciliation lists them.");
   return m;
 }
 
