@@ -383,14 +383,36 @@ FourBitBytes four_bit_bytes(bool double_quant, int64_t weights) {
   return {data, four_bit_total(double_quant, double(weights)) - data};
 }
 
+namespace {
+// Whether serving at `wd` quantizes routed-expert weights the model class holds as bare parameters
+// (fused stacks such as Qwen3.5-MoE's experts.gate_up_proj, or DeepSeek-V4's per-expert w1 / w2 / w3):
+// FP8 always (transformers integrations/finegrained_fp8.py FP8Experts, vLLM Fp8MoEMethod), GPTQ int4
+// always (its checkpoints quantize every expert's linears, arch/expert_parts.hpp), bitsandbytes
+// nf4 / int8 only in the serving engines (vLLM's BitsAndBytesMoEMethod runs them as FusedMoE layers;
+// transformers' bitsandbytes replaces nn.Linear modules only, as QLoRA trains them).
+bool quantizes_bare_experts(WeightDtype wd, Engine engine) {
+  if (wd == WeightDtype::fp8 || wd == WeightDtype::int4) return true;
+  return engine != Engine::hf;
+}
+bool bare_expert_weight(const Tensor& t) {
+  const std::string_view name = t.name;
+  return t.role == Role::expert && t.shape.size() >= 2 &&
+         (t.expert_axes != ExpertAxes::none || (name.size() > 7 && name.substr(name.size() - 7) == ".weight"));
+}
+}  // namespace
+
 int64_t served_weight_bytes(const Tensor& t, int64_t n, const Options& opt, bool quantize_head) {
   const WeightDtype wd = opt.serve_dtype;
-  const bool q = t.linear && (quantize_head || t.role != Role::head);
+  const bool q = (t.linear && (quantize_head || t.role != Role::head)) ||
+                 (!t.linear && bare_expert_weight(t) && quantizes_bare_experts(wd, opt.engine));
   if (wd == WeightDtype::fp32) return mul(n, 4);
   if (!q || wd == WeightDtype::bf16 || wd == WeightDtype::fp16) return mul(n, 2);
   if (wd == WeightDtype::fp8) return n;  // per-tensor scales: negligible
-  if (wd == WeightDtype::int8) return quantized_bytes(QuantKind::int8, false, n, n / t.shape.back(), 0);
-  if (wd == WeightDtype::int4) return quantized_bytes(QuantKind::gptq, false, n, 0, t.shape.back());
+  // One matrix's input width: a fused [experts, in, out] stack reads x @ W[e].
+  const int64_t in = t.expert_axes == ExpertAxes::in_out ? t.shape[1] : t.shape.back();
+  if (wd == WeightDtype::int8) return quantized_bytes(QuantKind::int8, false, n, n / in, 0);  // a scale a row
+  const int64_t matrices = t.shape.size() == 3 ? t.shape[0] : 1;
+  if (wd == WeightDtype::int4) return quantized_bytes(QuantKind::gptq, false, n, 0, mul(in, matrices));  // g_idx [in] each
   return quantized_bytes(QuantKind::nf4, opt.double_quant, n, 0, 0);
 }
 

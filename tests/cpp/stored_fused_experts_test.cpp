@@ -196,3 +196,22 @@ TEST_CASE("a rule that quantizes part of a fused stack is refused, unnamed fused
   const cardfit::Model m = trace_json(granite);
   CHECK(notes_mention(m, "fused experts model.layers.0.block_sparse_moe.input_linear.weight and counts them at 16 bits"));
 }
+
+TEST_CASE("serve_dtype quantizes fused experts where the engine does: fp8 and GPTQ everywhere, bitsandbytes in vLLM") {
+  // Before, serve_dtype quantized nn.Linear weights only: Qwen3.5-35B-A3B at fp8 came out at 67.9 GB.
+  const json cfg = qwen35(nullptr);
+  auto weights = [&](const json& options) {
+    const json r = plan(cfg.dump(), options);
+    REQUIRE(r["ok"] == true);
+    return r["plan"]["components"]["weights"].get<int64_t>();
+  };
+  int64_t linears = 0;  // the nn.Linear weights serve_dtype quantized before (the head excluded)
+  for (const auto& t : trace_json(cfg).tensors)
+    if (t.linear && t.role != cardfit::Role::head && t.tied_to.empty()) linears += t.count();
+  const int64_t bf16 = weights({{"mode", "serve"}});
+  CHECK(bf16 - weights({{"mode", "serve"}, {"serve_dtype", "fp8"}}) == linears + expert_params);  // one byte each
+  // LLM.int8 rows: one fp32 scale per output row, gate and up I rows, down H rows an expert.
+  const int64_t hf = weights({{"mode", "serve"}, {"serve_dtype", "int8"}});
+  const int64_t vllm = weights({{"mode", "serve"}, {"serve_dtype", "int8"}, {"engine", "vllm"}});
+  CHECK(hf - vllm == expert_params * 2 - (expert_params + L * E * (2 * I + H) * 4));
+}
