@@ -203,3 +203,15 @@ TEST_CASE("GLM-5 FP8: the indexer's weights_proj keeps BF16 with no scale, its o
   CHECK(scale("model.layers.78.self_attn.indexer.weights_proj.weight_scale_inv") == nullptr);
   CHECK(scale("model.layers.78.eh_proj.weight_scale_inv") == nullptr);
 }
+
+TEST_CASE("GLM-5.1: the published checkpoint's 59,870 tensors and 753,864,139,008 scalars, as derived for GLM-5") {
+  // A public listing of zai-org/GLM-5.1's 282 files (tests/golden/models/glm-5.1.json); its config.json is
+  // GLM-5's but for transformers_version, so the hand derivation above is the one checked.
+  const json r = plan(golden_file("glm-5.1.json").at("config").dump(), {{"checkpoint_total", 753864139008}});
+  REQUIRE(r.at("ok") == true);
+  CHECK(r["checkpoint"]["unexplained"] == 0);
+  const Model m = trace_golden("glm-5.1.json");
+  CHECK(m.parameter_count() == total);
+  const size_t tensors = expand_copies(m.tensors).size() + expand_copies(m.buffers).size() + expand_copies(m.stored_extras).size();
+  CHECK(tensors == 59870);
+}
