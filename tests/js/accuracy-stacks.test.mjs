@@ -32,12 +32,11 @@ const SCHEMA_OPTIONS = [...api.matchAll(/^\| `([a-z0-9_]+)` \|/gm)].map((m) => m
 const NEEDS = {
   'grad_ckpt=selective_op': "torchtitan's per-op selective activation checkpointing",
   'parallel=lora': 'per-rank memory of LoRA under a parallel strategy',
-  'optimizer=muon': 'the Muon optimizer',
+  'optimizer=muon_sharded': "Muon with its states partitioned under ZeRO (DeepSpeed's Muon; torch.optim.Muon is refused there)",
   'serve_dtype=fp8_mlp_only': 'an FP8 checkpoint quantized on some modules only (fbgemm_fp8)',
   'gguf=iq3_m': 'the GGUF IQ3_M file type',
   'serve_dtype=mxfp4_experts': "a checkpoint's MXFP4 experts next to 16-bit attention (gpt-oss)",
   'family=olmo3': 'a model family core/arch lacks', 'family=gemma3n': 'a model family core/arch lacks',
-  'family=deepseek_v4': 'a model family core/arch lacks',
   config: 'a published config.json not found here',
   'metric=component': 'a component-level figure (one module), not a plan output',
 };

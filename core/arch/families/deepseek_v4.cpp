@@ -94,7 +94,7 @@ struct V4 {
 // scale per 32 values ([out, in / 32]). expert_dtype is absent from V4-Flash's config.json and means
 // fp4 (vLLM deepseek_v4.py: getattr(config, "expert_dtype", "fp4")); fp8 experts (V4-Flash-Base) are
 // FP8 with block scales. Checked against a public listing of V4-Flash's 46 safetensors files
-// (69,187 tensors, 158,069,433,298 scalars, read 2026-12-04; tests/cpp/arch_deepseek_v4_mtp_test.cpp).
+// (69,187 tensors, 158,069,433,298 scalars, read 2026-12-04; tests/cpp/arch_deepseek_v4_test.cpp).
 // Assumption: without scale_fmt ue8m0 the scales are float32, as DeepSeek-V3's.
 struct V4Storage {
   Fp8Block block;
@@ -220,8 +220,7 @@ void add_mtp_layers(Model& m, const V4& v, int64_t count, const std::vector<std:
     extra(make(p + "h_proj.weight", {v.hidden, v.hidden}, Role::other, true));
     extra(make(p + "enorm.weight", {v.hidden}, Role::norm, false));
     extra(make(p + "hnorm.weight", {v.hidden}, Role::norm, false));
-    const std::vector<Tensor> main = m.tensors;  // copied: extra() appends to m.stored_extras only
-    for (const auto& t : main) {
+    for (const auto& t : m.tensors) {  // extra() appends to m.stored_extras only
       if (t.name.rfind(from, 0) != 0) continue;
       const std::string rest = t.name.substr(from.size());
       if (strip && (rest.rfind("attn.compressor.", 0) == 0 || rest.rfind("attn.indexer.", 0) == 0)) continue;
