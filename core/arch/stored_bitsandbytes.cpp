@@ -37,6 +37,13 @@ bool ends_with(const std::string& s, const std::string& tail) {
 constexpr int64_t kBlock = 64, kNestedBlock = 256;
 constexpr int64_t kOffsetMin = 3, kOffsetMax = 22;  // characters of repr(nested_offset)
 
+Tensor make(std::string name, Shape shape, Role role) {
+  Tensor t;
+  t.name = std::move(name);
+  t.shape = std::move(shape);
+  t.role = role;
+  return t;
+}
 }  // namespace
 
 std::string bnb_quant_state_json(const std::string& quant_type, int64_t blocksize, const std::string& dtype,
@@ -96,7 +103,7 @@ void add_bitsandbytes_extras(const Config& q, Model& m, const std::string& torch
     const int64_t out = t.shape[0], in = t.shape[1];
     auto add = [&](std::string name, Shape shape, ExtraRole role, StoredDtype dt) -> StoredExtra& {
       StoredExtra x;
-      x.tensor = stored_tensor(std::move(name), std::move(shape), t.role);
+      x.tensor = make(std::move(name), std::move(shape), t.role);
       x.role = role;
       x.dtype = dt;
       x.of_tensor = index;

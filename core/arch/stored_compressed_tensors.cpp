@@ -31,7 +31,6 @@
 #include "../error.hpp"
 #include "expert_parts.hpp"
 #include "name_pattern.hpp"
-#include "stored_extras.hpp"
 
 namespace cardfit {
 
@@ -177,6 +176,13 @@ Shape qparam_shape(const Args& a, int64_t rows, int64_t cols) {
   return {1};
 }
 
+Tensor make(std::string name, Shape shape, Role role) {
+  Tensor t;
+  t.name = std::move(name);
+  t.shape = std::move(shape);
+  t.role = role;
+  return t;
+}
 }  // namespace
 
 void add_compressed_tensors_extras(const Config& q, Model& m, StoredDtype weight_dtype) {
@@ -262,51 +268,51 @@ void add_compressed_tensors_extras(const Config& q, Model& m, StoredDtype weight
         x.replaces = m.tensors[size_t(index)].name;
         x.replaces_elements = t.each();
       }
-      add(stored_tensor(stem + "weight_scale", qs, role), ExtraRole::quant_scale, scale_dtype, index).of_tensor_dtype =
+      add(make(stem + "weight_scale", qs, role), ExtraRole::quant_scale, scale_dtype, index).of_tensor_dtype =
           part ? StoredDtype::unset : stored;
-      if (!w.symmetric) add(stored_tensor(stem + "weight_zero_point", qs, role), ExtraRole::quant_scale, w.zp_dtype, index);
+      if (!w.symmetric) add(make(stem + "weight_zero_point", qs, role), ExtraRole::quant_scale, w.zp_dtype, index);
     } else if (format == "pack-quantized") {
       if (w.is_float) { unsupported.push_back(module + " (pack-quantized float weights)"); return true; }
-      StoredExtra& p = add(stored_tensor(stem + "weight_packed", {out, ceil_div(checked_mul(in, w.bits), 32)}, role),
+      StoredExtra& p = add(make(stem + "weight_packed", {out, ceil_div(checked_mul(in, w.bits), 32)}, role),
                            ExtraRole::quant_blocks, StoredDtype::i32, index);
       p.replaces = m.tensors[size_t(index)].name;
       if (part) p.replaces_elements = t.each();
       p.values_per_element = 32 % w.bits == 0 ? 32 / w.bits : 1;  // 3, 5, 6, 7 bits straddle words
-      add(stored_tensor(stem + "weight_shape", {2}, role), ExtraRole::quant_state, StoredDtype::i64, index);
-      add(stored_tensor(stem + "weight_scale", qs, role), ExtraRole::quant_scale, scale_dtype, index);
+      add(make(stem + "weight_shape", {2}, role), ExtraRole::quant_state, StoredDtype::i64, index);
+      add(make(stem + "weight_scale", qs, role), ExtraRole::quant_scale, scale_dtype, index);
       if (!w.symmetric) {
         const bool packed_zp = w.strategy == "group" || w.strategy == "channel";
-        add(stored_tensor(stem + "weight_zero_point", packed_zp ? Shape{ceil_div(checked_mul(out, w.bits), 32), qs[1]} : qs, role),
+        add(make(stem + "weight_zero_point", packed_zp ? Shape{ceil_div(checked_mul(out, w.bits), 32), qs[1]} : qs, role),
             ExtraRole::quant_scale, packed_zp ? StoredDtype::i32 : w.zp_dtype, index);
       }
     } else if (format == "nvfp4-pack-quantized") {
       if (!w.is_float || w.bits != 4 || in % 2 != 0) { unsupported.push_back(module + " (nvfp4 needs float 4-bit, even in)"); return true; }
-      StoredExtra& p = add(stored_tensor(stem + "weight_packed", {out, in / 2}, role), ExtraRole::quant_blocks, StoredDtype::u8, index);
+      StoredExtra& p = add(make(stem + "weight_packed", {out, in / 2}, role), ExtraRole::quant_blocks, StoredDtype::u8, index);
       p.replaces = m.tensors[size_t(index)].name;
       if (part) p.replaces_elements = t.each();
       p.values_per_element = 2;
       if (w.scale_dtype == StoredDtype::unset) scale_dtype = StoredDtype::f8_e4m3;
-      add(stored_tensor(stem + "weight_scale", qs, role), ExtraRole::quant_scale, scale_dtype, index);
-      if (!w.symmetric) add(stored_tensor(stem + "weight_zero_point", qs, role), ExtraRole::quant_scale, w.zp_dtype, index);
+      add(make(stem + "weight_scale", qs, role), ExtraRole::quant_scale, scale_dtype, index);
+      if (!w.symmetric) add(make(stem + "weight_zero_point", qs, role), ExtraRole::quant_scale, w.zp_dtype, index);
     } else {
       unsupported.push_back(module + " (format " + format + ")");
       return true;
     }
-    if (w.strategy == "tensor_group") add(stored_tensor(stem + "weight_global_scale", {1}, role), ExtraRole::quant_scale, StoredDtype::f32, index);
-    if (w.actorder_group) add(stored_tensor(stem + "weight_g_idx", {in}, role), ExtraRole::lookup_table, StoredDtype::i32, index);
+    if (w.strategy == "tensor_group") add(make(stem + "weight_global_scale", {1}, role), ExtraRole::quant_scale, StoredDtype::f32, index);
+    if (w.actorder_group) add(make(stem + "weight_g_idx", {in}, role), ExtraRole::lookup_table, StoredDtype::i32, index);
     // Static activation qparams: observed over the input features (input) or output features (output).
     for (const auto& [base, a, cols] : {std::tuple<std::string, const Args&, int64_t>{"input", g->input, in},
                                         std::tuple<std::string, const Args&, int64_t>{"output", g->output, out}}) {
       if (!a.present || a.dynamic == "true") continue;
-      if (a.strategy == "tensor_group") add(stored_tensor(stem + base + "_global_scale", {1}, role), ExtraRole::quant_scale, StoredDtype::f32, index);
+      if (a.strategy == "tensor_group") add(make(stem + base + "_global_scale", {1}, role), ExtraRole::quant_scale, StoredDtype::f32, index);
       if (a.dynamic == "local") continue;
       if (a.strategy == "channel" || a.strategy == "block" || a.strategy == "token") {
         unsupported.push_back(module + " (static " + base + " strategy " + a.strategy + ")");
         continue;
       }
       const Shape s = qparam_shape(a, 0, cols);
-      add(stored_tensor(stem + base + "_scale", s, role), ExtraRole::quant_scale, a.scale_dtype == StoredDtype::unset ? scale16 : a.scale_dtype, index);
-      if (!a.symmetric) add(stored_tensor(stem + base + "_zero_point", s, role), ExtraRole::quant_scale, a.zp_dtype, index);
+      add(make(stem + base + "_scale", s, role), ExtraRole::quant_scale, a.scale_dtype == StoredDtype::unset ? scale16 : a.scale_dtype, index);
+      if (!a.symmetric) add(make(stem + base + "_zero_point", s, role), ExtraRole::quant_scale, a.zp_dtype, index);
     }
     inherit_copies(m.stored_extras, first, t);
     return true;
@@ -337,8 +343,8 @@ void add_compressed_tensors_extras(const Config& q, Model& m, StoredDtype weight
         if (!ends_with(t.name, ".k_proj.weight")) continue;
         const std::string attn = t.name.substr(0, t.name.size() - 13);
         for (const char* base : {"k", "v"}) {
-          add(stored_tensor(attn + base + "_scale", {1}, t.role), ExtraRole::quant_scale, kv.scale_dtype == StoredDtype::unset ? scale16 : kv.scale_dtype, -1);
-          if (!kv.symmetric) add(stored_tensor(attn + base + "_zero_point", {1}, t.role), ExtraRole::quant_scale, kv.zp_dtype, -1);
+          add(make(attn + base + "_scale", {1}, t.role), ExtraRole::quant_scale, kv.scale_dtype == StoredDtype::unset ? scale16 : kv.scale_dtype, -1);
+          if (!kv.symmetric) add(make(attn + base + "_zero_point", {1}, t.role), ExtraRole::quant_scale, kv.zp_dtype, -1);
         }
       }
     }

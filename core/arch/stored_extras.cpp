@@ -42,6 +42,14 @@ void add(Model& m, Tensor t, ExtraRole role, StoredDtype dtype, std::string repl
   m.stored_extras.push_back({std::move(t), role, dtype, std::move(replaces), vpe});
 }
 
+Tensor make(std::string name, Shape shape, Role role, bool linear = false) {
+  Tensor t;
+  t.name = std::move(name);
+  t.shape = std::move(shape);
+  t.role = role;
+  t.linear = linear;
+  return t;
+}
 
 bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
@@ -134,7 +142,7 @@ void fp8_scales(const Config& q, Model& m, const std::vector<std::string>& skip)
   for (const auto& x : m.stored_extras)
     if (x.role == ExtraRole::mtp) consider(x.tensor, -1);
   for (const auto& [t, index] : weights) {
-    add(m, stored_tensor(t.name + "_scale_inv", {ceil_div(t.shape[0], block.rows), ceil_div(t.shape[1], block.cols)}, t.role),
+    add(m, make(t.name + "_scale_inv", {ceil_div(t.shape[0], block.rows), ceil_div(t.shape[1], block.cols)}, t.role),
         ExtraRole::quant_scale, StoredDtype::f32);
     inherit_copies(m.stored_extras, m.stored_extras.size() - 1, t);
     m.stored_extras.back().of_tensor_dtype = StoredDtype::f8_e4m3;  // the weight is stored as itself, one byte
@@ -147,7 +155,7 @@ void fp8_scales(const Config& q, Model& m, const std::vector<std::string>& skip)
     for (const Tensor& p : s.parts) {
       const size_t first = m.stored_extras.size();
       add_part_weight(m, p, s.stack, StoredDtype::f8_e4m3);
-      add(m, stored_tensor(p.name + "_scale_inv", {ceil_div(p.shape[0], block.rows), ceil_div(p.shape[1], block.cols)}, p.role),
+      add(m, make(p.name + "_scale_inv", {ceil_div(p.shape[0], block.rows), ceil_div(p.shape[1], block.cols)}, p.role),
           ExtraRole::quant_scale, StoredDtype::f32);
       m.stored_extras.back().of_tensor = s.stack;
       inherit_copies(m.stored_extras, first, p);
@@ -170,9 +178,9 @@ void mxfp4(Model& m, const std::vector<std::string>& skip) {
                         " input features, not a multiple of 32; its blocks are not listed.");
       continue;
     }
-    add(m, stored_tensor(t.name + "_blocks", {e, out, in / 32, 16}, t.role), ExtraRole::quant_blocks, StoredDtype::u8, t.name, 2);
+    add(m, make(t.name + "_blocks", {e, out, in / 32, 16}, t.role), ExtraRole::quant_blocks, StoredDtype::u8, t.name, 2);
     m.stored_extras.back().of_tensor = index;
-    add(m, stored_tensor(t.name + "_scales", {e, out, in / 32}, t.role), ExtraRole::quant_scale, StoredDtype::u8);
+    add(m, make(t.name + "_scales", {e, out, in / 32}, t.role), ExtraRole::quant_scale, StoredDtype::u8);
     m.stored_extras.back().of_tensor = index;
     inherit_copies(m.stored_extras, m.stored_extras.size() - 2, t);
   }
@@ -212,12 +220,12 @@ void int_packed(const Config& q, Model& m, const std::vector<std::string>& skip,
       return;
     }
     const std::string& replaced = m.tensors[size_t(index)].name;
-    if (gptq) add(m, stored_tensor(stem + "qweight", {in * bits / 32, out}, t.role), ExtraRole::quant_blocks, StoredDtype::i32, replaced, per_word);
-    else add(m, stored_tensor(stem + "qweight", {in, out * bits / 32}, t.role), ExtraRole::quant_blocks, StoredDtype::i32, replaced, per_word);
+    if (gptq) add(m, make(stem + "qweight", {in * bits / 32, out}, t.role), ExtraRole::quant_blocks, StoredDtype::i32, replaced, per_word);
+    else add(m, make(stem + "qweight", {in, out * bits / 32}, t.role), ExtraRole::quant_blocks, StoredDtype::i32, replaced, per_word);
     if (part) m.stored_extras.back().replaces_elements = t.each();
-    add(m, stored_tensor(stem + "qzeros", {groups, ceil_div(out * bits, 32)}, t.role), ExtraRole::quant_scale, StoredDtype::i32);
-    add(m, stored_tensor(stem + "scales", {groups, out}, t.role), ExtraRole::quant_scale, StoredDtype::f16);
-    if (gptq) add(m, stored_tensor(stem + "g_idx", {in}, t.role), ExtraRole::lookup_table, StoredDtype::i32);
+    add(m, make(stem + "qzeros", {groups, ceil_div(out * bits, 32)}, t.role), ExtraRole::quant_scale, StoredDtype::i32);
+    add(m, make(stem + "scales", {groups, out}, t.role), ExtraRole::quant_scale, StoredDtype::f16);
+    if (gptq) add(m, make(stem + "g_idx", {in}, t.role), ExtraRole::lookup_table, StoredDtype::i32);
     for (size_t k = first; k < m.stored_extras.size(); ++k) m.stored_extras[k].of_tensor = index;
     inherit_copies(m.stored_extras, first, t);
   };
@@ -251,15 +259,6 @@ const char* extra_role_name(ExtraRole role) {
   return "mtp";
 }
 
-Tensor stored_tensor(std::string name, Shape shape, Role role, bool linear) {
-  Tensor t;
-  t.name = std::move(name);
-  t.shape = std::move(shape);
-  t.role = role;
-  t.linear = linear;
-  return t;
-}
-
 bool not_converted(const std::string& pattern, const std::string& name) {
   if (pattern.find('*') == std::string::npos) return name.find(pattern) != std::string::npos;
   // A glob covers a module path: the name itself or any of its dotted prefixes.
@@ -274,38 +273,38 @@ void add_nextn_layers(Model& m, int64_t count, int64_t layers, int64_t source_la
   const std::string from = "model.layers." + std::to_string(source_layer) + ".";
   for (int64_t j = 0; j < count; ++j) {
     const std::string p = "model.layers." + std::to_string(layers + j) + ".";
-    add(m, stored_tensor(p + "embed_tokens.weight", {vocab, hidden}, Role::embedding), ExtraRole::mtp, StoredDtype::bf16);
-    add(m, stored_tensor(p + "enorm.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
-    add(m, stored_tensor(p + "hnorm.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
+    add(m, make(p + "embed_tokens.weight", {vocab, hidden}, Role::embedding), ExtraRole::mtp, StoredDtype::bf16);
+    add(m, make(p + "enorm.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
+    add(m, make(p + "hnorm.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
     // Not FP8 in DeepSeek-V3's checkpoint (its published total has no scales for it): linear = false.
-    add(m, stored_tensor(p + "eh_proj.weight", {hidden, checked_mul(2, hidden)}, Role::other), ExtraRole::mtp, StoredDtype::bf16);
+    add(m, make(p + "eh_proj.weight", {hidden, checked_mul(2, hidden)}, Role::other), ExtraRole::mtp, StoredDtype::bf16);
     copy_layer(m, from, p, false);
-    add(m, stored_tensor(p + "shared_head.norm.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
-    add(m, stored_tensor(p + "shared_head.head.weight", {vocab, hidden}, Role::head), ExtraRole::mtp, StoredDtype::bf16);
+    add(m, make(p + "shared_head.norm.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
+    add(m, make(p + "shared_head.head.weight", {vocab, hidden}, Role::head), ExtraRole::mtp, StoredDtype::bf16);
   }
 }
 
 void add_qwen_mtp_layers(Model& m, int64_t count, int64_t source_layer, int64_t hidden) {
   // Not FP8 in Qwen3.6-35B-A3B-FP8: its 1,560 MTP tensors are the 785 of the bf16 layout plus the
   // scales of the layer's linears alone (public loaders' counts, 2026-12-04): linear = false.
-  add(m, stored_tensor("mtp.fc.weight", {hidden, checked_mul(2, hidden)}, Role::other), ExtraRole::mtp, StoredDtype::bf16);
-  add(m, stored_tensor("mtp.pre_fc_norm_embedding.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
-  add(m, stored_tensor("mtp.pre_fc_norm_hidden.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
+  add(m, make("mtp.fc.weight", {hidden, checked_mul(2, hidden)}, Role::other), ExtraRole::mtp, StoredDtype::bf16);
+  add(m, make("mtp.pre_fc_norm_embedding.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
+  add(m, make("mtp.pre_fc_norm_hidden.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
   const std::string from = "model.layers." + std::to_string(source_layer) + ".";
   for (int64_t j = 0; j < count; ++j) copy_layer(m, from, "mtp.layers." + std::to_string(j) + ".", true);
-  add(m, stored_tensor("mtp.norm.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
+  add(m, make("mtp.norm.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
 }
 
 void add_nemotron_h_mtp_layers(Model& m, const std::vector<std::string>& sources, int64_t hidden) {
   for (size_t j = 0; j < sources.size(); ++j) {
     const std::string p = "mtp.layers." + std::to_string(j) + ".";
     if (j == 0) {  // the fusion of the token embedding and the model's last hidden state
-      add(m, stored_tensor(p + "enorm.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
-      add(m, stored_tensor(p + "hnorm.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
-      add(m, stored_tensor(p + "eh_proj.weight", {hidden, checked_mul(2, hidden)}, Role::other, true), ExtraRole::mtp, StoredDtype::bf16);
+      add(m, make(p + "enorm.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
+      add(m, make(p + "hnorm.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
+      add(m, make(p + "eh_proj.weight", {hidden, checked_mul(2, hidden)}, Role::other, true), ExtraRole::mtp, StoredDtype::bf16);
     }
     copy_layer(m, sources[j] + ".", p, false);
-    if (j + 1 == sources.size()) add(m, stored_tensor(p + "final_layernorm.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
+    if (j + 1 == sources.size()) add(m, make(p + "final_layernorm.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
   }
 }
 

@@ -12,9 +12,6 @@
 
 namespace cardfit {
 
-/// A stored tensor (an MTP layer's, a scale, packed blocks) as the extras record it.
-Tensor stored_tensor(std::string name, Shape shape, Role role, bool linear = false);
-
 /// DeepSeek-V3 / GLM-4.5 nextn layers, model.layers.{layers + j}.* for j < count: a copy of decoder layer
 /// `source_layer` (its parameters and stored buffers) plus the layer's own embed_tokens, enorm, hnorm,
 /// eh_proj [hidden, 2 × hidden], shared_head.norm and shared_head.head [vocab, hidden].
