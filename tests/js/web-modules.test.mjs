@@ -40,7 +40,7 @@ test('the bundles import nothing at run time and define no global', () => {
   for (const [name, b] of [['page', page], ['widget', widget]]) {
     assert.doesNotThrow(() => new Function(b.text), `${name}: compiles as a classic script (no import or export statement)`);
     assert.doesNotMatch(b.text, /\bimport\(/, name);
-    assert.match(b.text.trimStart(), /^\(\(\) => \{/, `${name}: one function scope`);
+    assert.match(b.text.trimStart(), /^\(\(\)\s*=>\s*\{/, `${name}: one function scope`);
   }
 });
 
