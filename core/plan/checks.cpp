@@ -7,6 +7,7 @@
 
 #include "cards.hpp"
 #include "graph_costs.hpp"
+#include "memory.hpp"
 
 namespace cardfit {
 
@@ -156,6 +157,21 @@ std::vector<Finding> run_checks(const Model& m, const Options& opt, int64_t seq,
   if (d.initializer_range > 0.05)
     add("large-init-range", "warning", "initializer_range " + std::to_string(d.initializer_range) + " is large for a transformer.",
         "Use about 0.02 (or 1/sqrt(hidden)).");
+  // bitsandbytes (QLoRA's base, or serve_dtype nf4 / int8 in transformers) replaces nn.Linear modules only.
+  const bool bnb_serve = opt.mode == Mode::serve && opt.serve_dtype_set && opt.engine == Engine::hf &&
+                         (opt.serve_dtype == WeightDtype::nf4 || opt.serve_dtype == WeightDtype::int8);
+  if (opt.mode == Mode::qlora || bnb_serve) {
+    int64_t bare = 0;
+    for (const auto& t : m.tensors)
+      if (t.tied_to.empty() && bare_expert_weight(t)) bare = checked_add(bare, t.count());
+    if (bare > 0)
+      add("experts-not-quantized", "warning",
+          "The routed experts (" + num(bare) + " of " + num(m.parameter_count()) + " parameters) are bare parameters in "
+          "this model class, not nn.Linear modules: " + (bnb_serve ? "bitsandbytes" : "QLoRA's 4-bit quantization") +
+          " leaves them at 16 bits, and the plan counts them so.",
+          bnb_serve ? "Serve with engine vllm or sglang (their FusedMoE layers quantize the experts), or serve_dtype fp8 / int4."
+                    : "Plan LoRA on a bf16 base, or expect the experts' 16-bit weights in the QLoRA base.");
+  }
   if (d.experts > 0 && d.experts_per_token > d.experts)
     add("top-k-exceeds-experts", "error", "experts_per_token " + num(d.experts_per_token) + " exceeds the expert count " +
         num(d.experts) + ".", "Lower num_experts_per_tok.");

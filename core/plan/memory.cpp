@@ -394,17 +394,18 @@ bool quantizes_bare_experts(WeightDtype wd, Engine engine) {
   if (wd == WeightDtype::fp8 || wd == WeightDtype::int4) return true;
   return engine != Engine::hf;
 }
+}  // namespace
+
 bool bare_expert_weight(const Tensor& t) {
   const std::string_view name = t.name;
-  return t.role == Role::expert && t.shape.size() >= 2 &&
+  return !t.linear && t.role == Role::expert && t.shape.size() >= 2 &&
          (t.expert_axes != ExpertAxes::none || (name.size() > 7 && name.substr(name.size() - 7) == ".weight"));
 }
-}  // namespace
 
 int64_t served_weight_bytes(const Tensor& t, int64_t n, const Options& opt, bool quantize_head) {
   const WeightDtype wd = opt.serve_dtype;
   const bool q = (t.linear && (quantize_head || t.role != Role::head)) ||
-                 (!t.linear && bare_expert_weight(t) && quantizes_bare_experts(wd, opt.engine));
+                 (bare_expert_weight(t) && quantizes_bare_experts(wd, opt.engine));
   if (wd == WeightDtype::fp32) return mul(n, 4);
   if (!q || wd == WeightDtype::bf16 || wd == WeightDtype::fp16) return mul(n, 2);
   if (wd == WeightDtype::fp8) return n;  // per-tensor scales: negligible

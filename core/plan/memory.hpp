@@ -50,6 +50,10 @@ int64_t kv_bytes_per_element(const Options& opt);
 
 /// Bytes of `elements` elements of tensor `t` served in the options' serve_dtype: linears quantized
 /// (the vocabulary head too when `quantize_head`), the other tensors 16-bit (fp32 when serving fp32).
+/// A routed-expert weight the model class holds as a bare parameter, not an nn.Linear (a fused stack
+/// such as Qwen3.5-MoE's experts.gate_up_proj, DeepSeek-V4's per-expert w1): bitsandbytes leaves it
+/// 16-bit, vLLM's FusedMoE quantizes it.
+bool bare_expert_weight(const Tensor& t);
 int64_t served_weight_bytes(const Tensor& t, int64_t elements, const Options& opt, bool quantize_head);
 /// Parameters LoRA adds for the options' rank and targets.
 int64_t lora_parameter_count(const Model& model, const Options& opt);

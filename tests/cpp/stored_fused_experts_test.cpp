@@ -215,3 +215,23 @@ TEST_CASE("serve_dtype quantizes fused experts where the engine does: fp8 and GP
   const int64_t vllm = weights({{"mode", "serve"}, {"serve_dtype", "int8"}, {"engine", "vllm"}});
   CHECK(hf - vllm == expert_params * 2 - (expert_params + L * E * (2 * I + H) * 4));
 }
+
+TEST_CASE("a finding says when bitsandbytes leaves bare-parameter experts at 16 bits, and only then") {
+  auto finding = [](const json& cfg, const json& options) -> std::string {
+    const json r = plan(cfg.dump(), options);
+    REQUIRE(r["ok"] == true);
+    for (const auto& c : r["checks"])
+      if (c["id"] == "experts-not-quantized") return c["message"].get<std::string>();
+    return "";
+  };
+  const json q = qwen35(nullptr);
+  const std::string qlora = finding(q, {{"mode", "qlora"}});
+  CHECK(qlora.find("The routed experts (" + std::to_string(expert_params) + " of ") != std::string::npos);
+  CHECK(qlora.find("QLoRA's 4-bit quantization") != std::string::npos);
+  CHECK_FALSE(finding(q, {{"mode", "serve"}, {"serve_dtype", "nf4"}}).empty());
+  CHECK(finding(q, {{"mode", "serve"}, {"serve_dtype", "nf4"}, {"engine", "vllm"}}).empty());  // FusedMoE quantizes them
+  CHECK(finding(q, {{"mode", "serve"}, {"serve_dtype", "fp8"}}).empty());
+  CHECK(finding(q, {{"mode", "lora"}}).empty());
+  // Mixtral's experts are nn.Linear modules: bitsandbytes quantizes them.
+  CHECK(finding(golden_file("mixtral-8x7b-v0.1.json").at("config"), {{"mode", "qlora"}}).empty());
+}
