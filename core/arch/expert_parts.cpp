@@ -45,10 +45,10 @@ std::vector<SplitStack> split_stacks(const Model& m) {
   return out;
 }
 
-bool has_unnamed_stack(const Model& m) {
+const Tensor* unnamed_stack(const Model& m) {
   for (const auto& t : m.tensors)
-    if (t.expert_axes != ExpertAxes::none && expert_parts(t).empty()) return true;
-  return false;
+    if (t.expert_axes != ExpertAxes::none && expert_parts(t).empty()) return &t;
+  return nullptr;
 }
 
 }  // namespace cardfit

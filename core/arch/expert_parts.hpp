@@ -28,7 +28,7 @@ struct SplitStack {
 };
 /// Every fused stack of m.tensors with known per-expert names, in tensor order.
 std::vector<SplitStack> split_stacks(const Model& m);
-/// Whether m.tensors holds a fused stack (expert_axes set) whose per-expert names are not known.
-bool has_unnamed_stack(const Model& m);
+/// The first fused stack of m.tensors (expert_axes set) whose per-expert names are not known, or null.
+const Tensor* unnamed_stack(const Model& m);
 
 }  // namespace cardfit

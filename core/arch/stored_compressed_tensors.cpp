@@ -328,11 +328,7 @@ void add_compressed_tensors_extras(const Config& q, Model& m, StoredDtype weight
     if (converted != 0 && converted != s.parts.size())
       unsupported.push_back(s.parts.front().name + " (some projections of one fused expert stack converted, others not)");
   }
-  for (const auto& t : m.tensors)
-    if (t.expert_axes != ExpertAxes::none && expert_parts(t).empty()) {
-      unsupported.push_back(t.name + " (fused experts with no known per-expert names)");
-      break;
-    }
+  if (const Tensor* t = unnamed_stack(m)) unsupported.push_back(t->name + " (fused experts with no known per-expert names)");
   // kv_cache_scheme: k_scale / v_scale on every attention module (named by its k_proj).
   if (q.has_object("kv_cache_scheme")) {
     const Args kv = read_args(q, "kv_cache_scheme");

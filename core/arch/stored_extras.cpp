@@ -99,12 +99,9 @@ bool converts_stack(const SplitStack& s, const std::function<bool(const Tensor&)
 // The note for fused experts no per-expert rule covers (their checkpoint names are not known):
 // counted as stored unquantized, so the serving weights are at most over, never under.
 void note_unnamed_stacks(Model& m, const std::string& format) {
-  for (const auto& t : m.tensors)
-    if (t.expert_axes != ExpertAxes::none && expert_parts(t).empty()) {
-      m.notes.push_back("quantization_config " + format + ": cardfit does not know how the checkpoint stores the fused experts " +
-                        t.name + " and counts them at 16 bits; the serving weights may be overstated.");
-      return;
-    }
+  if (const Tensor* t = unnamed_stack(m))
+    m.notes.push_back("quantization_config " + format + ": cardfit does not know how the checkpoint stores the fused experts " +
+                      t->name + " and counts them at 16 bits; the serving weights may be overstated.");
 }
 
 bool excluded(const std::vector<std::string>& patterns, const Tensor& t) {
