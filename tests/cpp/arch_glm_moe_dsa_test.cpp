@@ -204,6 +204,28 @@ TEST_CASE("GLM-5 FP8: the indexer's weights_proj keeps BF16 with no scale, its o
   CHECK(scale("model.layers.78.eh_proj.weight_scale_inv") == nullptr);
 }
 
+TEST_CASE("GLM-5-FP8: one hub-total audit's 753,910,024,032 is the BF16 total plus the 128 x 128 block scales") {
+  // zai-org/GLM-5-FP8's safetensors.total as a single public audit of hub totals quotes it (glm-5.json's
+  // total_source). Its config.json was not found: the fp8 quantization_config is DeepSeek-V3's. The scales
+  // by hand, ceil(out / 128) x ceil(in / 128) per FP8 linear, on the 78 layers and the MTP layer 78:
+  constexpr int64_t mla_scales = 16 * 48 + 128 * 16 + 5 * 48 + 224 * 4 + 48 * 128;  // q_a, q_b, kv_a, kv_b, o
+  constexpr int64_t indexer_scales = 32 * 16 + 1 * 48;  // wq_b, wk; weights_proj stays BF16
+  constexpr int64_t expert_scales = 3 * 16 * 48;        // gate, up [2048, 6144] and down [6144, 2048]
+  constexpr int64_t scales = (L + 1) * (mla_scales + indexer_scales) + 3 * 3 * 96 * 48 + 76 * (E + 1) * expert_scales;
+  static_assert(scales == 45885024);
+  static_assert(total + 75 * E + mtp + scales == 753910024032);
+  json c = golden_file("glm-5.json").at("config");
+  c["quantization_config"] = {{"activation_scheme", "dynamic"}, {"fmt", "e4m3"}, {"quant_method", "fp8"},
+                              {"weight_block_size", {128, 128}}};
+  const json r = plan(c.dump(), {{"checkpoint_total", 753910024032}});
+  REQUIRE(r.at("ok") == true);
+  CHECK(r["checkpoint"]["unexplained"] == 0);
+  int64_t listed = 0;
+  for (const auto& e : r["checkpoint"]["extras"])
+    if (e["role"] == "quant_scale") listed += e["scalars"].get<int64_t>();
+  CHECK(listed == scales);
+}
+
 TEST_CASE("GLM-5.1: the published checkpoint's 59,870 tensors and 753,864,139,008 scalars, as derived for GLM-5") {
   // A public listing of zai-org/GLM-5.1's 282 files (tests/golden/models/glm-5.1.json); its config.json is
   // GLM-5's but for transformers_version, so the hand derivation above is the one checked.
