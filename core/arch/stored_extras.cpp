@@ -127,6 +127,22 @@ bool glob(const char* p, const char* s) {
   return *s != '\0' && *p == *s && glob(p + 1, s + 1);
 }
 
+// The dtype a checkpoint stores weight_scale_inv in: float32 in DeepSeek's (DeepSeek-V3 README_WEIGHTS.md,
+// "Storage Format: float32 Tensor"), bfloat16 in Qwen's FP8 releases (a header read of Qwen3-1.7B-FP8,
+// "196 scale tensors, all BF16", modular/modular#7142; Qwen3-32B-FP8, HabanaAI/vllm-fork#2141; the
+// Qwen3.5 family, lablup/mlxcel#1361; read 2026-12-05). vLLM holds either as float32 (Fp8LinearMethod's
+// BlockQuantScaleParameter), so only the checkpoint's bytes differ. A header, when given, has the last word.
+StoredDtype fp8_scale_dtype(const Model& m) {
+  return m.model_type.rfind("qwen", 0) == 0 ? StoredDtype::bf16 : StoredDtype::f32;
+}
+
+void add_fp8_scale(Model& m, const Tensor& weight, const Fp8Block& block) {
+  add(m, make(weight.name + "_scale_inv", {ceil_div(weight.shape[0], block.rows), ceil_div(weight.shape[1], block.cols)},
+              weight.role),
+      ExtraRole::quant_scale, fp8_scale_dtype(m));
+  m.stored_extras.back().served_dtype = StoredDtype::f32;
+}
+
 void fp8_scales(const Config& q, Model& m, const std::vector<std::string>& skip) {
   const Fp8Block block = fp8_weight_block(q);
   std::vector<std::pair<Tensor, int32_t>> weights;  // and its index in m.tensors (-1: an MTP layer's)
@@ -139,8 +155,7 @@ void fp8_scales(const Config& q, Model& m, const std::vector<std::string>& skip)
   for (const auto& x : m.stored_extras)
     if (x.role == ExtraRole::mtp) consider(x.tensor, -1);
   for (const auto& [t, index] : weights) {
-    add(m, make(t.name + "_scale_inv", {ceil_div(t.shape[0], block.rows), ceil_div(t.shape[1], block.cols)}, t.role),
-        ExtraRole::quant_scale, StoredDtype::f32);
+    add_fp8_scale(m, t, block);
     inherit_copies(m.stored_extras, m.stored_extras.size() - 1, t);
     m.stored_extras.back().of_tensor_dtype = StoredDtype::f8_e4m3;  // the weight is stored as itself, one byte
     m.stored_extras.back().of_mtp = index < 0;
@@ -152,8 +167,7 @@ void fp8_scales(const Config& q, Model& m, const std::vector<std::string>& skip)
     for (const Tensor& p : s.parts) {
       const size_t first = m.stored_extras.size();
       add_part_weight(m, p, s.stack, StoredDtype::f8_e4m3);
-      add(m, make(p.name + "_scale_inv", {ceil_div(p.shape[0], block.rows), ceil_div(p.shape[1], block.cols)}, p.role),
-          ExtraRole::quant_scale, StoredDtype::f32);
+      add_fp8_scale(m, p, block);
       m.stored_extras.back().of_tensor = s.stack;
       inherit_copies(m.stored_extras, first, p);
     }

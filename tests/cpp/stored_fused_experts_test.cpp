@@ -16,6 +16,8 @@
 //   found, so the list below states those modules by kind.
 #include <catch2/catch.hpp>
 
+#include <tuple>
+
 #include "cardfit/planner.hpp"
 #include "test_util.hpp"
 
@@ -89,6 +91,32 @@ TEST_CASE("Qwen3.5-MoE FP8: the checkpoint's tensor counts as published, experts
   const cardfit::StoredExtra* scale = find_extra(m, "model.layers.7.mlp.experts.3.up_proj.weight_scale_inv");
   REQUIRE(scale);
   CHECK(scale->tensor.shape == Shape{I / 128, H / 128});
+}
+
+TEST_CASE("FP8 block scales: Qwen's checkpoints store them in bfloat16, DeepSeek's in float32, vLLM holds float32") {
+  const cardfit::Model qwen = trace_json(qwen35(fp8(qwen_not_converted)));
+  json v3 = golden_file("deepseek-v3.json").at("config");
+  REQUIRE(v3.contains("quantization_config"));
+  const cardfit::Model deepseek = trace_json(v3);
+  int64_t qwen_scales = 0, deepseek_scales = 0;
+  for (const auto& [m, count, stored] : {std::tuple{&qwen, &qwen_scales, StoredDtype::bf16},
+                                         std::tuple{&deepseek, &deepseek_scales, StoredDtype::f32}})
+    for (const auto& x : m->stored_extras)
+      if (x.role == ExtraRole::quant_scale && x.tensor.name.find("weight_scale_inv") != std::string::npos) {
+        CHECK(x.dtype == stored);
+        CHECK(x.served_dtype == StoredDtype::f32);
+        ++*count;
+      }
+  CHECK(qwen_scales > 0);
+  CHECK(deepseek_scales > 0);
+  // The checkpoint's bytes count each Qwen scale at two bytes: the scalars (and the served bytes,
+  // checked above at four bytes a scale) do not move.
+  const json r = plan(qwen35(fp8(qwen_not_converted)).dump(), {{"checkpoint_total", 40000000000}});  // a total lists the extras
+  REQUIRE(r["ok"] == true);
+  bool bf16_listed = false;
+  for (const auto& e : r["checkpoint"]["extras"])
+    if (e["role"] == "quant_scale") bf16_listed = e["dtypes"] == json::array({"BF16"});
+  CHECK(bf16_listed);
 }
 
 TEST_CASE("Qwen3.5-MoE FP8 serves its experts at one byte plus a float32 scale per 128 x 128 block") {
