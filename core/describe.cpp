@@ -5,6 +5,7 @@
 
 #include "error.hpp"
 #include "plan/option_schema.hpp"
+#include "report/answer_text.hpp"
 
 namespace cardfit {
 using nlohmann::json;
@@ -31,7 +32,7 @@ const std::string uncaught_json =
 std::string describe_json() {
   json out = option_schema_json();
   out["errors"] = error_registry_json();
-  return out.dump();
+  return answer_text(out);
 }
 
 const std::string& uncaught_error_json() { return uncaught_json; }

@@ -21,6 +21,7 @@
 #include "plan/fit_advisor.hpp"
 #include "plan/plan.hpp"
 #include "plan/validate.hpp"
+#include "report/answer_text.hpp"
 #include "report/report.hpp"
 
 namespace cardfit {
@@ -63,8 +64,8 @@ std::string error_json(const Error& e) {
     err["line"] = e.line;
     err["column"] = e.column;
   }
-  // replace, not throw: a message quoting the input must never turn an error into a crash.
-  return json{{"ok", false}, {"error", err}}.dump(-1, ' ', false, json::error_handler_t::replace);
+  // answer_text replaces, never throws: a message quoting the input must not turn an error into a crash.
+  return answer_text(json{{"ok", false}, {"error", err}});
 }
 
 // Runs one entry point: a cardfit::Error becomes its error JSON; any other exception is a bug in
@@ -209,7 +210,7 @@ std::string Planner::markdown(std::string_view config_text, std::string_view opt
     const Planned p = make(*state_, config_text, options_json);
     json r = json::parse(core_of(p));
     r["graph"] = json::parse(graph_report(*p.model, p.plan));
-    return json{{"ok", true}, {"markdown", report_markdown(r)}}.dump();
+    return answer_text(json{{"ok", true}, {"markdown", report_markdown(r)}});
   });
 }
 
@@ -221,7 +222,7 @@ std::string Planner::report(std::string_view config_text, std::string_view optio
     r["graph"] = json::parse(graph_report(*p.model, p.plan));
     r["curves"] = json::parse(curves_report(p.plan));
     r["markdown"] = report_markdown(r);
-    return r.dump();
+    return answer_text(r);
   });
 }
 

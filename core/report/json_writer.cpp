@@ -1,27 +1,32 @@
-// JsonWriter: nlohmann's number spelling (detail::to_chars, Grisu2) and its string escaping
-// (ensure_ascii off: \" \\ \b \f \n \r \t, other control characters as \u00xx).
+// JsonWriter: nlohmann's number spelling (detail::to_chars, Grisu2) and its string escaping with
+// ensure_ascii on (\" \\ \b \f \n \r \t, other control characters and DEL as \u00xx, every non-ASCII
+// character as \uxxxx, a surrogate pair beyond U+FFFF). Why ASCII: the JS side decodes the answer
+// with TextDecoder, whose pure-ASCII path is ~100x faster than its UTF-8 one in V8 (a 73 KB report:
+// 0.009 against 0.82 ms under Node 20, docs/performance.md), and JSON.parse gives the same strings.
 #include "json_writer.hpp"
 
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
 namespace cardfit {
 
 namespace {
-// Whether any byte of w is below 0x20, '"' or '\\' (the bytes write_string escapes), eight at a
-// time: "hasless" and "haszero" of Bit Twiddling Hacks (graphics.stanford.edu/~seander/
-// bithacks.html#HasLessInWord), exact as a yes/no for the word. The core report is mostly runs of
+// Whether any byte of w is below 0x20, '"', '\\', or 0x7f and above (the bytes write_string
+// escapes), eight at a time: "hasless" and "haszero" of Bit Twiddling Hacks (graphics.stanford.edu/
+// ~seander/bithacks.html#HasLessInWord), exact as a yes/no for the word. The core report is mostly runs of
 // plain text (assumptions, card names), scanned 8 bytes a step instead of one.
 bool has_escape(uint64_t w) {
   constexpr uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
   auto has_zero = [&](uint64_t x) { return ((x - ones) & ~x & high) != 0; };
   const bool control = ((w - ones * 0x20) & ~w & high) != 0;
-  return control || has_zero(w ^ (ones * '"')) || has_zero(w ^ (ones * '\\'));
+  const bool high_or_del = (w & high) != 0 || has_zero(w ^ (ones * 0x7f));
+  return control || high_or_del || has_zero(w ^ (ones * '"')) || has_zero(w ^ (ones * '\\'));
 }
 
 // The length of s's leading run with nothing to escape (s.size() when there is nothing).
@@ -34,11 +39,53 @@ size_t plain_prefix(std::string_view s) {
   }
   for (; i < s.size(); ++i) {
     const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x20 || c == '"' || c == '\\') break;
+    if (c < 0x20 || c == '"' || c == '\\' || c >= 0x7f) break;
   }
   return i;
 }
+
+// The code point of the UTF-8 sequence at s[i] and its length; an invalid or truncated sequence is
+// U+FFFD for its first byte (nlohmann's error_handler_t::replace). The core's strings are valid
+// UTF-8 (json_input.cpp refuses other input), so this is a guard, not a path.
+std::pair<uint32_t, size_t> decode_utf8(std::string_view s, size_t i) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = byte(i);
+  const size_t n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 && c < 0xf0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+  if (n == 0 || i + n > s.size()) return {0xfffd, 1};
+  uint32_t cp = c & (0x7f >> n);
+  for (size_t k = 1; k < n; ++k) {
+    if ((byte(i + k) & 0xc0) != 0x80) return {0xfffd, 1};
+    cp = cp << 6 | (byte(i + k) & 0x3f);
+  }
+  const uint32_t least[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < least[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return {0xfffd, 1};
+  return {cp, n};
+}
+
+// \uxxxx of a UTF-16 code unit, lowercase as nlohmann spells it.
+std::array<char, 6> u_escape(uint32_t unit) {
+  static constexpr char hex[] = "0123456789abcdef";
+  return {'\\', 'u', hex[unit >> 12 & 15], hex[unit >> 8 & 15], hex[unit >> 4 & 15], hex[unit & 15]};
+}
 }  // namespace
+
+void JsonWriter::flush() {
+  if (used_ == 0) return;
+  out_.append(buffer_, used_);
+  used_ = 0;
+}
+
+void JsonWriter::put(const char* p, size_t n) {
+  if (n > sizeof buffer_ - used_) {
+    flush();
+    if (n >= sizeof buffer_) {
+      out_.append(p, n);  // a long run (a section written before, a long text) goes straight in
+      return;
+    }
+  }
+  std::memcpy(buffer_ + used_, p, n);
+  used_ += n;
+}
 
 bool JsonWriter::comma_due() {
   if (after_key_) {
@@ -56,18 +103,19 @@ bool JsonWriter::comma_due() {
 void JsonWriter::open(char c) {
   const char text[2] = {',', c};
   const bool comma = comma_due();
-  out_.append(text + !comma, 1 + comma);
+  put(text + !comma, 1 + comma);
   first_.push_back(1);
 }
 
 void JsonWriter::close(char c) {
   first_.pop_back();
-  out_ += c;
+  put(c);
+  value_done();
 }
 
 JsonWriter& JsonWriter::key(std::string_view k) {
   const bool comma = comma_due();
-  char buf[80];  // a key with nothing to escape (all of the report's own) goes out in one append
+  char buf[80];  // a key with nothing to escape (all of the report's own) goes out in one put
   if (k.size() <= sizeof buf - 4 && plain_prefix(k) == k.size()) {
     size_t n = 0;
     if (comma) buf[n++] = ',';
@@ -76,86 +124,95 @@ JsonWriter& JsonWriter::key(std::string_view k) {
     n += k.size();
     buf[n++] = '"';
     buf[n++] = ':';
-    out_.append(buf, n);
+    put(buf, n);
   } else {
-    if (comma) out_ += ',';
+    if (comma) put(',');
     write_string(k);
-    out_ += ':';
+    put(':');
   }
   after_key_ = true;
   return *this;
 }
 
 JsonWriter& JsonWriter::value(std::string_view s) {
-  if (comma_due()) out_ += ',';
+  if (comma_due()) put(',');
   write_string(s);
-  return *this;
+  return value_done();
 }
 
 void JsonWriter::write_string(std::string_view s) {
-  out_ += '"';
+  put('"');
   size_t plain = 0;  // the start of the run of characters that need no escape, copied at once
   for (size_t i = plain_prefix(s); i < s.size(); i = plain + plain_prefix(s.substr(plain))) {
-    out_.append(s.data() + plain, i - plain);
+    put(s.data() + plain, i - plain);
     const auto c = static_cast<unsigned char>(s[i]);
     plain = i + 1;
     switch (c) {
-      case '"': out_ += "\\\""; break;
-      case '\\': out_ += "\\\\"; break;
-      case '\b': out_ += "\\b"; break;
-      case '\f': out_ += "\\f"; break;
-      case '\n': out_ += "\\n"; break;
-      case '\r': out_ += "\\r"; break;
-      case '\t': out_ += "\\t"; break;
+      case '"': put("\\\"", 2); break;
+      case '\\': put("\\\\", 2); break;
+      case '\b': put("\\b", 2); break;
+      case '\f': put("\\f", 2); break;
+      case '\n': put("\\n", 2); break;
+      case '\r': put("\\r", 2); break;
+      case '\t': put("\\t", 2); break;
       default: {
-        char buf[8];
-        std::snprintf(buf, sizeof buf, "\\u%04x", unsigned(c));
-        out_ += buf;
+        if (c < 0x80) {
+          put(u_escape(c).data(), 6);
+          break;
+        }
+        const auto [cp, length] = decode_utf8(s, i);
+        plain = i + length;
+        if (cp < 0x10000) {
+          put(u_escape(cp).data(), 6);
+        } else {  // a surrogate pair, as JSON spells a character beyond the BMP
+          put(u_escape(0xd800 + ((cp - 0x10000) >> 10)).data(), 6);
+          put(u_escape(0xdc00 + ((cp - 0x10000) & 0x3ff)).data(), 6);
+        }
       }
     }
   }
-  out_.append(s.data() + plain, s.size() - plain);
-  out_ += '"';
+  put(s.data() + plain, s.size() - plain);
+  put('"');
 }
 
 // std::to_chars: the digits std::to_string gives, without a temporary string.
 JsonWriter& JsonWriter::signed_value(int64_t v) {
   char buf[24] = {','};
   const char* begin = buf + !comma_due();
-  out_.append(begin, size_t(std::to_chars(buf + 1, buf + sizeof buf, v).ptr - begin));
-  return *this;
+  put(begin, size_t(std::to_chars(buf + 1, buf + sizeof buf, v).ptr - begin));
+  return value_done();
 }
 
 JsonWriter& JsonWriter::unsigned_value(uint64_t v) {
   char buf[24] = {','};
   const char* begin = buf + !comma_due();
-  out_.append(begin, size_t(std::to_chars(buf + 1, buf + sizeof buf, v).ptr - begin));
-  return *this;
+  put(begin, size_t(std::to_chars(buf + 1, buf + sizeof buf, v).ptr - begin));
+  return value_done();
 }
 
 JsonWriter& JsonWriter::value(double v) {
   if (!std::isfinite(v)) return null();
   char buf[64] = {','};
   const char* begin = buf + !comma_due();
-  out_.append(begin, size_t(nlohmann::detail::to_chars(buf + 1, buf + sizeof buf, v) - begin));
-  return *this;
+  put(begin, size_t(nlohmann::detail::to_chars(buf + 1, buf + sizeof buf, v) - begin));
+  return value_done();
 }
 
 JsonWriter& JsonWriter::value(bool v) {
   const std::string_view text = v ? ",true" : ",false";
-  out_.append(text.substr(!comma_due()));
-  return *this;
+  put(text.substr(!comma_due()));
+  return value_done();
 }
 
 JsonWriter& JsonWriter::null() {
-  out_.append(std::string_view(",null").substr(!comma_due()));
-  return *this;
+  put(std::string_view(",null").substr(!comma_due()));
+  return value_done();
 }
 
 JsonWriter& JsonWriter::raw(std::string_view json) {
-  if (comma_due()) out_ += ',';
-  out_ += json;
-  return *this;
+  if (comma_due()) put(',');
+  put(json);
+  return value_done();
 }
 
 }  // namespace cardfit

@@ -1,8 +1,15 @@
-// JsonWriter: appends JSON text to a string as it goes, with nlohmann::json::dump()'s exact
-// spelling (compact, numbers as nlohmann prints them, strings escaped alike), so reports written
-// with it stay byte-compatible with the tree-built ones. Not a DOM and not a validator: callers
-// write object keys in the order nlohmann would (sorted), which tests/cpp/report_test.cpp checks
-// by re-dumping every golden report.
+// JsonWriter: appends JSON text to a string as it goes, with nlohmann::json::dump(-1, ' ', true)'s
+// exact spelling (compact, numbers as nlohmann prints them, strings escaped alike with ensure_ascii:
+// the text is pure ASCII, which the JS side decodes fastest), so reports written with it stay
+// byte-compatible with the tree-built ones. Not a DOM and not a validator: callers write object keys
+// in the order nlohmann would (sorted), which tests/cpp/report_test.cpp checks by re-dumping every
+// golden report.
+//
+// The text goes through a buffer of its own, appended to the string a few KB at a time and whenever
+// a whole JSON value is written (the last container closed, or a value outside any): so the string
+// holds the document as soon as it is complete, and the appends stay few. Why: std::string::append
+// is a call into libc++, and Emscripten's prebuilt one (Debian's) is unoptimised, a quarter of a
+// re-plan in wasm when every token was an append (docs/performance.md).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -15,6 +22,9 @@ namespace cardfit {
 class JsonWriter {
  public:
   explicit JsonWriter(std::string& out) : out_(out) {}
+  ~JsonWriter() { flush(); }
+  JsonWriter(const JsonWriter&) = delete;
+  JsonWriter& operator=(const JsonWriter&) = delete;
 
   JsonWriter& begin_object() { open('{'); return *this; }
   JsonWriter& end_object() { close('}'); return *this; }
@@ -54,11 +64,22 @@ class JsonWriter {
   void open(char c);
   void close(char c);
   // Whether the next member or element owes a ',' (and the bookkeeping of having written it): the
-  // callers put it in the same append as what follows, one append per token.
+  // callers put it in the same put as what follows, one put per token.
   bool comma_due();
+  void put(const char* p, size_t n);
+  void put(std::string_view s) { put(s.data(), s.size()); }
+  void put(char c) { put(&c, 1); }
+  void flush();
+  // After each value: a complete document (no container open) goes to the string at once.
+  JsonWriter& value_done() {
+    if (first_.empty()) flush();
+    return *this;
+  }
   std::string& out_;
   std::vector<uint8_t> first_;  // per open container: nothing written in it yet
   bool after_key_ = false;
+  size_t used_ = 0;
+  char buffer_[4096];
 };
 
 }  // namespace cardfit

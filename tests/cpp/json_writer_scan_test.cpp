@@ -1,10 +1,12 @@
 // JsonWriter's string escaping skips words of eight plain bytes at a time (json_writer.cpp
 // has_escape): on random strings of every length around the word size, with the escaped bytes at
-// every position, the text is nlohmann's dump of the same string; integers as nlohmann spells them.
+// every position, the text is nlohmann's ASCII dump of the same string (ensure_ascii: the writer's
+// output is pure ASCII); integers as nlohmann spells them.
 #include <catch2/catch.hpp>
 
 #include <limits>
 #include <random>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -12,10 +14,11 @@
 
 TEST_CASE("the writer's word-at-a-time escaping equals nlohmann's, on random strings") {
   // Every byte class the scan tells apart: plain ASCII, the escapes, other control bytes, DEL, and
-  // a two-byte UTF-8 character (bytes >= 0x80 never need an escape).
+  // UTF-8 characters of two, three and four bytes (\u00e9, \u2014, and U+1F600 as a surrogate pair).
   const std::vector<std::string> pieces = {"a", "Z", " ", "~", "\"", "\\", "\b", "\f", "\n", "\r", "\t",
                                            std::string(1, '\0'), "\x01", "\x1f", "\x7f", "\x20", "\x21",
-                                           "\x23", "\x5b", "\x5d", "\xc3\xa9"};
+                                           "\x23", "\x5b", "\x5d", "\xc3\xa9", "\xe2\x80\x94",
+                                           "\xf0\x9f\x98\x80"};
   std::mt19937 rng(20261201);
   int checked = 0;
   for (int len = 0; len <= 40; ++len)
@@ -28,10 +31,23 @@ TEST_CASE("the writer's word-at-a-time escaping equals nlohmann's, on random str
       cardfit::JsonWriter w(out);
       w.value(s);
       INFO("length " << s.size());
-      REQUIRE(out == nlohmann::json(s).dump());
+      REQUIRE(out == nlohmann::json(s).dump(-1, ' ', true));
       ++checked;
     }
   CHECK(checked == 41 * 60);
+}
+
+TEST_CASE("the writer writes a byte that is not valid UTF-8 as U+FFFD, and the rest as they are") {
+  // A stray continuation byte, a truncated sequence, an overlong form, a surrogate, past U+10FFFF.
+  const std::pair<std::string, std::string> cases[] = {
+      {"a\x80" "b", R"("a\ufffdb")"},         {"\xe2\x80", R"("\ufffd\ufffd")"},
+      {"\xc0\xafz", R"("\ufffd\ufffdz")"}, {"\xed\xa0\x80", R"("\ufffd\ufffd\ufffd")"},
+      {"\xf4\x90\x80\x80", R"("\ufffd\ufffd\ufffd\ufffd")"}, {"\xf5", R"("\ufffd")"}};
+  for (const auto& [in, want] : cases) {
+    std::string out;
+    cardfit::JsonWriter(out).value(in);
+    CHECK(out == want);
+  }
 }
 
 TEST_CASE("the writer spells integers as nlohmann does, at the ends of their ranges") {

@@ -3,6 +3,7 @@
 // by signature, MoE experts stack, and the checks the page re-evaluates hold at every batch.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "cardfit/planner.hpp"
@@ -31,7 +32,8 @@ TEST_CASE("the core report is byte-identical to nlohmann's dump of it, and at mo
       const std::string text = planner.plan(config, options);
       const json r = json::parse(text);
       REQUIRE(r["ok"] == true);
-      CHECK(r.dump() == text);  // sorted keys, nlohmann's number and string spelling
+      CHECK(r.dump(-1, ' ', true) == text);  // sorted keys, nlohmann's number and ASCII string spelling
+      CHECK(std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; }));
       CHECK(text.size() <= 100 * 1000);
       for (const char* moved : {"graph", "curves", "markdown"}) CHECK_FALSE(r.contains(moved));
       CHECK_FALSE(r["params"].contains("tensors"));
@@ -105,7 +107,7 @@ TEST_CASE("the writer spells numbers and strings as nlohmann does") {
   j["b"] = false;
   j["n"] = nullptr;
   // Same members in the writer's order: compare the texts member by member.
-  CHECK(s == std::string("{\"d\":") + j["d"].dump() + ",\"s\":" + j["s"].dump() + ",\"i\":" + j["i"].dump() +
+  CHECK(s == std::string("{\"d\":") + j["d"].dump() + ",\"s\":" + j["s"].dump(-1, ' ', true) + ",\"i\":" + j["i"].dump() +
                  ",\"u\":" + j["u"].dump() + ",\"b\":false,\"n\":null}");
 }
 
