@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "graph_costs.hpp"
+#include "largest_holding.hpp"
 #include "selective_ac.hpp"
 #include "serve_parallel.hpp"
 #include "stacks.hpp"
@@ -871,13 +872,12 @@ int64_t MemoryModel::peak_scaled(int64_t batch, const std::array<double, 15>& sc
 int64_t MemoryModel::largest_peak(int64_t capacity) const {
   // reserved_for(p) >= p (context and reserve are never negative), so the answer is in [0, capacity].
   if (capacity < 0 || reserved_for(0) > capacity) return -1;
-  int64_t lo = 0, hi = capacity;  // invariant: reserved_for(lo) <= capacity
-  while (lo < hi) {
-    const int64_t mid = lo + (hi - lo + 1) / 2;
-    if (reserved_for(mid) <= capacity) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
+  // reserved_for(p) = p + ceil(p f / (1 - f)) + context, so p = (capacity - context)(1 - f) but for
+  // the rounding: the search starts there.
+  const double f = std::max(0.0, ov_.allocator_reserve_fraction);
+  const double guess = double(capacity - ov_.cuda_context_bytes) * (1 - f);
+  return largest_holding(0, capacity, guess >= 0 && guess < double(capacity) ? int64_t(guess) : 0,
+                         [&](int64_t p) { return reserved_for(p) <= capacity; });
 }
 
 int64_t MemoryModel::largest_batch(int64_t peak_limit, int64_t limit) const {

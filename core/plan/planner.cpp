@@ -7,7 +7,9 @@
 #include "../error.hpp"
 #include "checkpoint_quant.hpp"
 #include "cost.hpp"
+#include "for_size.hpp"
 #include "graph_costs.hpp"
+#include "largest_holding.hpp"
 #include "plan.hpp"
 #include "split.hpp"
 #include "stacks.hpp"
@@ -35,17 +37,12 @@ int64_t default_serve_seq(const Model& m, int64_t train_seq) {
 }
 
 // The largest peak p whose estimate × factor (rounded up, as the borderline band reads it) a card
-// of `cap` bytes still holds; monotone in p, so a search over [0, cap] finds it exactly.
-int64_t safe_peak(const MemoryModel& mm, int64_t cap, double factor) {
-  auto holds = [&](int64_t p) { return mm.reserved_for(int64_t(std::ceil(double(p) * factor))) <= cap; };
-  if (!holds(0)) return -1;
-  int64_t lo = 0, hi = cap;  // factor >= 1: nothing above cap holds
-  while (lo < hi) {
-    const int64_t mid = lo + (hi - lo + 1) / 2;
-    if (holds(mid)) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
+// still holds, given the largest peak it holds at all (MemoryModel::largest_peak): ceil(p × factor)
+// <= fits_peak, monotone in p, so searched from its inverse exactly. The same for every mode.
+int64_t safe_peak(int64_t fits_peak, double factor) {
+  if (fits_peak < 0) return -1;
+  return largest_holding(0, fits_peak, int64_t(double(fits_peak) / factor),
+                         [&](int64_t p) { return int64_t(std::ceil(double(p) * factor)) <= fits_peak; });
 }
 
 // The LoRA / quantization / float8 policies in effect (docs/memory-model.md §4), each with the code
@@ -98,14 +95,9 @@ std::string num(double x) {
   return s.str();
 }
 
-// Text, once per plan: compiled for size under clang (the wasm build; the rest of this file is a
-// hot path). With validate.cpp at -Os it saved 7.5 kB of cardfit.js gzipped, re-plans unchanged
-// within the bench's spread (2026-12-03).
-#if defined(__clang__)
-#define CARDFIT_FOR_SIZE __attribute__((minsize))
-#else
-#define CARDFIT_FOR_SIZE
-#endif
+// Text, once per plan: compiled for size (for_size.hpp; the rest of this file is a hot path). With
+// validate.cpp at -Os it saved 7.5 kB of cardfit.js gzipped, re-plans unchanged within the bench's
+// spread (2026-12-03).
 CARDFIT_FOR_SIZE void add_assumptions(Plan& p, const Model& m, const Catalog& cat) {
   const Options& o = p.options;
   auto add = [&](std::string id, std::string text, std::string option, std::string value, std::string source) {
@@ -316,6 +308,10 @@ Plan make_plan(const Model& m, const Options& given, const Catalog& cat, MemoryC
     CardRow row;
     row.card = &card;
     const int64_t cap = card.capacity_bytes;
+    // The largest peak the card holds, and the largest it holds at the borderline factor: they read
+    // only the overheads, the plan's own in every mode's model, so once per card.
+    const int64_t fits_peak = memory[0].largest_peak(cap);
+    const int64_t safe = safe_peak(fits_peak, factor);
     for (Mode mode : all_modes) {
       const int mi = int(mode);
       const MemoryModel& mm = memory[size_t(mi)];
@@ -323,10 +319,9 @@ Plan make_plan(const Model& m, const Options& given, const Catalog& cat, MemoryC
       // is monotone, so reserved(b) <= cap exactly when peak(b) <= the largest peak the card holds,
       // and the safe batch is the largest whose peak × factor (rounded up) still is. reserved(1) is
       // evaluated as the search did, so an overflowing model fails the same way.
-      const int64_t fits_peak = mm.largest_peak(cap);
       row.max_batch[mi] = mm.reserved(1) <= cap ? mm.largest_batch(fits_peak, kMaxBatch) : 0;
       if (row.max_batch[mi] > 0) {
-        row.safe_batch[mi] = mm.largest_batch(safe_peak(mm, cap, factor), row.max_batch[mi]);
+        row.safe_batch[mi] = mm.largest_batch(safe, row.max_batch[mi]);
         row.borderline[mi] = row.safe_batch[mi] == 0;  // holds batch 1 only within the model's error
       } else {
         // The solver is built on first need and shared by the cards (and, cached, by later plans).

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 
+#include "largest_holding.hpp"
+
 namespace cardfit {
 
 namespace {
@@ -252,6 +254,17 @@ int64_t SplitSolver::sharded(int stage, int64_t n) {
   return peak;
 }
 
+int64_t SplitSolver::fewest_ranks_guess(int stage, int64_t limit, int64_t max_cards) {
+  // Each event needs extra + a + b / n <= limit, so n >= b / (limit - extra - a): the largest such
+  // bound, as a start only (the bound rounds; largest_holding finds the exact n from it).
+  sharded(stage, max_cards);  // the terms
+  const double room = double(limit) - double(stage >= 3 ? gathered_ : 0);
+  double n = 1;
+  for (const auto& [a, b] : split_terms_[stage])
+    if (b > 0) n = room - a > 0 ? std::max(n, b / (room - a)) : double(max_cards);
+  return int64_t(std::ceil(std::min(n, double(max_cards))));
+}
+
 int64_t SplitSolver::sharded_reserved(const std::string& strategy, int64_t n) {
   const int stage = strategy == "zero1" ? 1 : strategy == "zero2" ? 2 : strategy == "zero3" ? 3 : 0;
   return memory_.reserved_for(sharded(stage, std::max<int64_t>(1, n)));
@@ -315,11 +328,10 @@ std::optional<Split> SplitSolver::solve(int64_t capacity, int64_t micro, int64_t
                                                : std::vector<Strategy>{};
   for (const auto& st : strategies) {
     if (!fits(sharded(st.stage, max_cards))) continue;
-    int64_t lo = 2, hi = max_cards;  // smallest n that fits (per-rank peak falls with n)
-    while (lo < hi) {
-      const int64_t mid = lo + (hi - lo) / 2;
-      fits(sharded(st.stage, mid)) ? hi = mid : lo = mid + 1;
-    }
+    // The smallest n >= 2 that fits (the per-rank peak falls with n): one past the largest that
+    // does not, searched from the bound's inverse (fewest_ranks_guess), a probe or three.
+    const int64_t lo = 1 + largest_holding(1, max_cards - 1, fewest_ranks_guess(st.stage, limit, max_cards) - 1,
+                                           [&](int64_t n) { return n == 1 || !fits(sharded(st.stage, n)); });
     SplitOption o;
     o.strategy = st.name;
     o.cards = lo;

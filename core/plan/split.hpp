@@ -82,6 +82,8 @@ class SplitSolver {
   std::optional<Split> solve(int64_t capacity, int64_t micro_batches, int64_t max_cards);
   // Per-rank peak (batch 1) of sharding strategy `stage` (0: tensor parallel) over n ranks.
   int64_t sharded(int stage, int64_t n);
+  // Where the search for the fewest ranks under `limit` peak bytes starts (solve).
+  int64_t fewest_ranks_guess(int stage, int64_t limit, int64_t max_cards);
   std::array<double, MemoryModel::kComponents> scales(int stage, int64_t n) const;
 
   const MemoryModel& memory_;

@@ -3,9 +3,11 @@
 // 2026-04..08); the files and functions are in `source`. Only policies this planner models are
 // listed; a framework's other defaults (its optimizer, gradient checkpointing) stay the options'.
 #include "stacks.hpp"
-#include "serve_parallel.hpp"
 
 #include <sstream>
+
+#include "for_size.hpp"
+#include "serve_parallel.hpp"
 
 namespace cardfit {
 
@@ -146,7 +148,7 @@ Options effective_options(const Options& o) {
 namespace {
 // What a generation under LitGPT's scripts or serve_parallel assumes (serve_parallel.cpp holds the
 // arithmetic and its sources).
-void generation_assumptions(const Options& o, std::vector<PolicyAssumption>& out) {
+CARDFIT_FOR_SIZE void generation_assumptions(const Options& o, std::vector<PolicyAssumption>& out) {
   if (o.mode != Mode::serve || !uses_generate_layout(o)) return;
   const std::string seq_src = "Lightning-AI/litgpt@51d5328 (2024-01-10) generate/sequentially.py, generate/tp.py; "
                               "lit-gpt@6ba8a51 (2023-07-25) generate/base.py";
@@ -188,7 +190,8 @@ void generation_assumptions(const Options& o, std::vector<PolicyAssumption>& out
 }
 }  // namespace
 
-std::vector<PolicyAssumption> stack_assumptions(const Options& o, int64_t paged_state_bytes) {
+// Text, once per plan: compiled for size (for_size.hpp).
+CARDFIT_FOR_SIZE std::vector<PolicyAssumption> stack_assumptions(const Options& o, int64_t paged_state_bytes) {
   std::vector<PolicyAssumption> out;
   generation_assumptions(o, out);
   if (!uses_stack_policies(o)) return out;

@@ -13,6 +13,7 @@
 
 #include "plan/cards.hpp"
 #include "plan/graph_costs.hpp"
+#include "plan/largest_holding.hpp"
 #include "plan/memory.hpp"
 #include "plan/split.hpp"
 #include "plan/step_events.hpp"
@@ -156,6 +157,57 @@ TEST_CASE("the step's events from running sums equal the block-by-block re-add, 
   }
 }
 
+TEST_CASE("largest_holding finds what a bisection finds, from any guess") {
+  // Threshold predicates over ranges of every size, with guesses on, near, far from and outside
+  // the answer: the search from a guess must never differ from the plain bisection.
+  std::mt19937_64 rng(20261205);
+  int far = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    const int64_t lo = int64_t(rng() % 1000) - 500;
+    const int64_t hi = lo + int64_t(rng() % (trial % 2 ? 40 : (int64_t(1) << 40)));
+    const int64_t answer = lo + int64_t(rng() % uint64_t(hi - lo + 1));
+    const int64_t offsets[] = {0, 1, -1, 3, -4, 5, -6, int64_t(rng() % 1000), -int64_t(rng() % 1000)};
+    const int64_t guess = trial % 7 == 0 ? int64_t(rng()) : answer + offsets[size_t(trial) % 9];
+    int64_t calls = 0;
+    const int64_t got = largest_holding(lo, hi, guess, [&](int64_t x) {
+      ++calls;
+      REQUIRE(x >= lo);
+      REQUIRE(x <= hi);
+      return x <= answer;
+    });
+    INFO("trial " << trial << " [" << lo << ", " << hi << "] answer " << answer << " guess " << guess);
+    REQUIRE(got == answer);
+    if (std::abs(guess - answer) > 5) ++far;
+    if (guess >= lo && guess <= hi && std::abs(guess - answer) <= 4) CHECK(calls <= 6);  // near: no bisection
+  }
+  CHECK(far > 1000);  // the bisection fallback ran too
+}
+
+TEST_CASE("the largest peak a card holds is the bisection's, for every catalog card and overheads") {
+  const Catalog cat = load_catalog();
+  const Model m = trace_golden("gpt2.json");
+  for (const Overheads& ov : {cat.overheads, Overheads{0, 0}, Overheads{int64_t(1) << 30, 0.5},
+                              Overheads{12345, 0.999}, Overheads{int64_t(1) << 40, 0.05}}) {
+    const MemoryModel mm(m, Options{}, Mode::full, 512, ov);
+    for (const auto& card : cat.cards)
+      for (int64_t cap : {card.capacity_bytes, card.capacity_bytes - 1, int64_t(0), int64_t(1) << 50}) {
+        int64_t want = -1;
+        if (mm.reserved_for(0) <= cap) {
+          int64_t lo = 0, hi = cap;
+          while (lo < hi) {
+            const int64_t mid = lo + (hi - lo + 1) / 2;
+            if (mm.reserved_for(mid) <= cap) lo = mid;
+            else hi = mid - 1;
+          }
+          want = lo;
+        }
+        INFO(card.id << " capacity " << cap << " context " << ov.cuda_context_bytes << " reserve "
+                     << ov.allocator_reserve_fraction);
+        CHECK(mm.largest_peak(cap) == want);
+      }
+  }
+}
+
 TEST_CASE("the closed-form largest and safe batch equal the monotone search, every golden model, mode and card") {
   const Catalog cat = load_catalog();
   std::vector<int64_t> caps;
@@ -254,6 +306,33 @@ std::vector<BlockMemory> random_blocks(std::mt19937_64& rng, size_t n) {
   return blocks;
 }
 }  // namespace
+
+TEST_CASE("the fewest ranks of each sharding strategy equal a scan from two ranks up, every golden model") {
+  // SplitSolver::solve searches them from the bound's inverse (fewest_ranks_guess): the answer must
+  // be the first n >= 2 whose per-rank peak fits, as a plain scan finds it.
+  const Catalog cat = load_catalog();
+  int compared = 0;
+  for (const auto& f : golden_files()) {
+    const Model m = trace_golden(f.filename().string());
+    for (Mode mode : all_modes) {
+      const MemoryModel mm(m, Options{}, mode, mode == Mode::serve ? 4096 : 1024, cat.overheads);
+      SplitSolver solver(mm);
+      for (int64_t cap : {int64_t(8) << 30, int64_t(24) << 30, int64_t(80) << 30}) {
+        const auto split = solver.split(cap, 4, 256);
+        if (!split) continue;
+        for (const auto& option : split->alternatives) {
+          if (option.strategy == "pipeline") continue;
+          int64_t want = 2;
+          while (solver.sharded_reserved(option.strategy, want) > cap) ++want;
+          INFO(f.filename().string() << " " << mode_name(mode) << " " << option.strategy << " capacity " << cap);
+          CHECK(option.cards == want);
+          ++compared;
+        }
+      }
+    }
+  }
+  CHECK(compared > 100);
+}
 
 TEST_CASE("the pipeline cut is the optimum of every cut of small profiles, to the byte") {
   std::mt19937_64 rng(9);
