@@ -335,9 +335,9 @@ std::vector<std::string> linear_leaves(const Model& m) {
   std::vector<std::string> names;
   for (const auto& b : m.blocks)
     for (const auto& n : b.nodes)
-      if (n.op == Op::linear) {
-        std::string leaf = n.name.substr(n.name.rfind('.') + 1);
-        if (std::find(names.begin(), names.end(), leaf) == names.end()) names.push_back(std::move(leaf));
+      if (n.op == Op::linear) {  // compared in place: a model has many linears and few leaf names
+        const std::string_view leaf = std::string_view(n.name).substr(n.name.rfind('.') + 1);
+        if (std::find(names.begin(), names.end(), leaf) == names.end()) names.emplace_back(leaf);
       }
   return names;
 }

@@ -68,10 +68,6 @@ void check_top_k(const Config& cfg, const Model& m) {
 }
 
 void check_lora_targets(const Model& m, const Options& o) {
-  std::vector<std::string> linears;
-  for (const Block& b : m.blocks)
-    for (const Node& n : b.nodes)
-      if (n.op == Op::linear) linears.push_back(n.name);
   for (const std::string& target : o.lora_targets) {
     Options one = o;
     one.lora_targets = {target};
@@ -79,8 +75,11 @@ void check_lora_targets(const Model& m, const Options& o) {
     for (const Block& b : m.blocks)
       for (const Node& n : b.nodes) any = any || is_lora_target(n, one);
     if (!any) {
-      std::string examples;
-      for (size_t i = 0; i < linears.size() && i < 4; ++i) examples += (i ? ", " : "") + linears[i];
+      std::string examples;  // the model's first four linears
+      int listed = 0;
+      for (const Block& b : m.blocks)
+        for (const Node& n : b.nodes)
+          if (n.op == Op::linear && listed < 4) examples += (listed++ ? ", " : "") + n.name;
       throw Error(ErrorCode::option_value,
                   "Option lora_targets: \"" + clip(target) + "\" matches no linear module of this model (its linears are named like " +
                       examples + ").",
