@@ -93,7 +93,7 @@ CostRow row_for(const Plan& plan, const CardRow& r, Mode mode, double flops, dou
   row.card = r.card;
   row.mode = mode;
   const int mi = int(mode);
-  row.fits = r.max_batch[mi] > 0 || r.split[mi].has_value();
+  row.fits = r.max_batch[mi] > 0 || r.split[mi] != nullptr;
   if (!row.fits) {
     row.cards = 0;
     return row;

@@ -29,6 +29,9 @@ struct SplitOption {
 struct Split : SplitOption {
   std::vector<SplitOption> alternatives;  // every strategy that fits, each at its fewest cards
   std::string cheapest;                   // strategy with the fewest card-hours
+  // Its report text, written once by report/ (report_core.cpp) and copied after: a split is shared by
+  // every plan that reuses its memory model (SplitSolver::split), as SharedServing::json is.
+  mutable std::string json;
 };
 
 struct CardRow {
@@ -36,7 +39,7 @@ struct CardRow {
   int64_t max_batch[4] = {0, 0, 0, 0};      // by Mode
   int64_t safe_batch[4] = {0, 0, 0, 0};     // largest batch that still fits at estimate × borderline factor
   bool borderline[4] = {false, false, false, false};  // holds batch 1 only within the borderline band
-  std::optional<Split> split[4];           // when batch 1 does not fit one card
+  std::shared_ptr<const Split> split[4];   // when batch 1 does not fit one card (the solver's answer)
 };
 
 struct CostRow {

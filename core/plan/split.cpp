@@ -270,10 +270,11 @@ int64_t SplitSolver::sharded_reserved(const std::string& strategy, int64_t n) {
   return memory_.reserved_for(sharded(stage, std::max<int64_t>(1, n)));
 }
 
-std::optional<Split> SplitSolver::split(int64_t capacity, int64_t micro, int64_t max_cards) {
+std::shared_ptr<const Split> SplitSolver::split(int64_t capacity, int64_t micro, int64_t max_cards) {
   const auto key = std::make_tuple(capacity, micro, max_cards);
   if (auto it = splits_.find(key); it != splits_.end()) return it->second;
-  return splits_.emplace(key, solve(capacity, micro, max_cards)).first->second;
+  std::optional<Split> s = solve(capacity, micro, max_cards);
+  return splits_.emplace(key, s ? std::make_shared<const Split>(std::move(*s)) : nullptr).first->second;
 }
 
 std::optional<Split> SplitSolver::solve(int64_t capacity, int64_t micro, int64_t max_cards) {
@@ -365,7 +366,8 @@ std::optional<Split> SplitSolver::solve(int64_t capacity, int64_t micro, int64_t
 }
 
 std::optional<Split> split_across_cards(const MemoryModel& memory, int64_t capacity, int64_t micro, int64_t max_cards) {
-  return SplitSolver(memory).split(capacity, micro, max_cards);
+  const auto s = SplitSolver(memory).split(capacity, micro, max_cards);
+  return s ? std::optional<Split>(*s) : std::nullopt;
 }
 
 }  // namespace cardfit

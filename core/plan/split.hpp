@@ -4,6 +4,7 @@
 // is chosen.
 #pragma once
 #include <map>
+#include <memory>
 #include <optional>
 #include <tuple>
 #include <utility>
@@ -73,7 +74,8 @@ class SplitSolver {
  public:
   explicit SplitSolver(const MemoryModel& memory);
   /// The split over cards of `capacity` bytes, or nothing if even `max_cards` cards cannot hold it.
-  std::optional<Split> split(int64_t capacity, int64_t micro_batches, int64_t max_cards = 1024);
+  /// Shared: the card rows of every plan over this model point at the one answer per capacity.
+  std::shared_ptr<const Split> split(int64_t capacity, int64_t micro_batches, int64_t max_cards = 1024);
   /// Reserved bytes per rank at batch 1 of sharding strategy "zero1"/"zero2"/"zero3" (training)
   /// or "tensor" (serving) over n ranks, whether or not it fits a card (the fit advisor's savings).
   int64_t sharded_reserved(const std::string& strategy, int64_t n);
@@ -93,7 +95,7 @@ class SplitSolver {
   // Per strategy, each event's batch-1 bytes of the unscaled and the 1/n-scaled components.
   std::map<int, std::vector<std::pair<double, double>>> split_terms_;
   // Answers by (capacity, micro-batches, max cards): cards of one size share them.
-  std::map<std::tuple<int64_t, int64_t, int64_t>, std::optional<Split>> splits_;
+  std::map<std::tuple<int64_t, int64_t, int64_t>, std::shared_ptr<const Split>> splits_;
 };
 
 /// The split of `memory` (batch 1) over cards of `capacity` bytes, or nothing if even `max_cards`

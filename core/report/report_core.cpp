@@ -92,6 +92,15 @@ void split_option(JsonWriter& w, const SplitOption& s, const Split* full, bool w
   w.end_object();
 }
 
+// A split as written the first time it was asked for (Split::json).
+void split_section(JsonWriter& w, const Split& s) {
+  if (s.json.empty()) {
+    JsonWriter text(s.json);
+    split_option(text, s, &s);
+  }
+  w.raw(s.json);
+}
+
 template <class F>
 void per_mode(JsonWriter& w, F value) {
   w.begin_object();  // full, lora, qlora, serve: already in sorted order
@@ -228,7 +237,7 @@ void cards_section(JsonWriter& w, const Plan& p) {
     per_mode(w, [&](int i) { w.value(row.safe_batch[i]); });
     w.key("split");
     per_mode(w, [&](int i) {
-      if (row.split[i]) split_option(w, *row.split[i], &*row.split[i]);
+      if (row.split[i]) split_section(w, *row.split[i]);
       else w.null();
     });
     w.key("usd_per_gpu_hr");

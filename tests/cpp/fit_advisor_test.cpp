@@ -65,7 +65,7 @@ TEST_CASE("gemma-2-9b-it on an A10G: checkpointing, QLoRA and ZeRO-3, each savin
   REQUIRE(zero3);
   // The planner's own ZeRO-3 cut of this configuration on the A10G (batch 1 does not fit one).
   const CardRow& r = row(base, "a10g");
-  REQUIRE(r.split[int(Mode::lora)].has_value());
+  REQUIRE(r.split[int(Mode::lora)]);
   const Split& s = *r.split[int(Mode::lora)];
   std::optional<SplitOption> planned;
   if (s.strategy == "zero3") planned = s;

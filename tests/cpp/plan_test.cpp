@@ -60,7 +60,7 @@ TEST_CASE("gemma-2-9b-it: full fine-tune at 2048 needs more than one H200, with 
   const Plan p = make_plan(m, o, cat);
   const CardRow& h200 = row(p, "h200");
   CHECK(h200.max_batch[int(Mode::full)] == 0);
-  REQUIRE(h200.split[int(Mode::full)].has_value());
+  REQUIRE(h200.split[int(Mode::full)]);
   const Split& s = *h200.split[int(Mode::full)];
   CHECK(s.cards >= 2);
   CHECK(s.per_card_bytes <= h200.card->capacity_bytes);
