@@ -4,7 +4,7 @@
 // "median_cpu_ms", "bytes", "configs"} (CPU time: steadier than the wall clock on a shared machine).
 //   cardfit_bench CASES.json
 // CASES.json: [{"case": "...", "calls": "plan"|"replan"|"replan_cost"|"configs", "runs": N,
-//               "configs": ["path", ...], "options": {...}}]
+//               "warm": N (calls before timing, default 0), "configs": ["path", ...], "options": {...}}]
 // "plan": configs[0] planned as a new text (traced); "replan": an option change on a config already
 // planned (trace cached); "replan_cost": a change no memory model reads (its models cached too);
 // "configs": every config in turn (a configs/s figure, as the CLI's JSON Lines mode); "stages"
@@ -73,6 +73,10 @@ int main(int argc, char** argv) {
     size_t bytes = 0;
     cardfit::Planner planner;  // one per case, as the module keeps one (its catalog compiled once)
     planner.plan(texts[0], "{}");  // warm: the catalog compiled, the config planned once
+    for (int i = 0; i < c.value("warm", 0); ++i)  // and "warm" calls of the case's kind (none timed repeats them)
+      calls == "replan"        ? bench::replan(planner, texts[0], options, 100000 + i)
+      : calls == "replan_cost" ? bench::replan_cost(planner, texts[0], options, 100000 + i)
+                               : bench::full_plan(planner, texts[0], options, 100000 + i);
     for (int r = 0; r < runs; ++r) {
       const double t0 = now_ms(), c0 = cpu_ms();
       for (const auto& text : texts) {
