@@ -136,9 +136,13 @@ void cost_plan(const Model& m, const Catalog& cat, Plan& plan) {
   // saved modules change only how the backward counts).
   double mode_flops[3], mode_flops_per_token[3];
   for (Mode alt : {Mode::full, Mode::lora, Mode::qlora}) {
-    const Flops f = count(m, o, alt, plan.seq, c.images);
-    if (alt == Mode::full) c.flops_per_token_forward = f.forward / f.tokens;
-    mode_flops_per_token[int(alt)] = step_per_token(f);
+    auto& counted = plan.memory.mode(size_t(int(alt))).step_flops;  // kept with the mode's memory model
+    if (!counted) {
+      const Flops f = count(m, o, alt, plan.seq, c.images);
+      counted = ModeMemory::StepFlops{step_per_token(f), f.forward / f.tokens};
+    }
+    if (alt == Mode::full) c.flops_per_token_forward = counted->forward_per_token;
+    mode_flops_per_token[int(alt)] = counted->step_per_token;
     mode_flops[int(alt)] = mode_flops_per_token[int(alt)] * c.tokens;
   }
   c.flops_per_token_step = mode_flops_per_token[int(mode)];

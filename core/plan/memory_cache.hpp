@@ -7,6 +7,7 @@
 // change on a warm planner and on a cold one and requires the same bytes.
 #pragma once
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "memory.hpp"
@@ -26,6 +27,13 @@ class ModeMemory {
   ModeMemory& operator=(const ModeMemory&) = delete;
   const MemoryModel& model() const { return model_; }
   SplitSolver& solver();
+  /// The training step's FLOPs per token in this mode (cost.cpp), counted on first need: the walk
+  /// over the graph reads only options of this model's key (the adapters, checkpointing, the
+  /// images, decoder_seq), so every plan that reuses the model reuses the count.
+  struct StepFlops {
+    double step_per_token = 0, forward_per_token = 0;
+  };
+  std::optional<StepFlops> step_flops;
 
  private:
   MemoryModel model_;
