@@ -18,9 +18,9 @@ namespace cardfit {
 
 namespace {
 // Whether any byte of w is below 0x20, '"', '\\', or 0x7f and above (the bytes write_string
-// escapes), eight at a time: "hasless" and "haszero" of Bit Twiddling Hacks (graphics.stanford.edu/
-// ~seander/bithacks.html#HasLessInWord), exact as a yes/no for the word. The core report is mostly runs of
-// plain text (assumptions, card names), scanned 8 bytes a step instead of one.
+// escapes), eight at a time: "hasless" and "haszero" of Bit Twiddling Hacks
+// (graphics.stanford.edu/~seander/bithacks.html#HasLessInWord), exact as a yes/no for the word. The
+// core report is mostly runs of plain text (assumptions, card names), scanned 8 bytes a step.
 bool has_escape(uint64_t w) {
   constexpr uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
   auto has_zero = [&](uint64_t x) { return ((x - ones) & ~x & high) != 0; };
@@ -28,6 +28,13 @@ bool has_escape(uint64_t w) {
   const bool high_or_del = (w & high) != 0 || has_zero(w ^ (ones * 0x7f));
   return control || high_or_del || has_zero(w ^ (ones * '"')) || has_zero(w ^ (ones * '\\'));
 }
+
+// The same for one byte, by table: the tail of a string, and most keys (shorter than a word).
+constexpr auto kEscaped = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0; c < 256; ++c) t[size_t(c)] = c < 0x20 || c == '"' || c == '\\' || c >= 0x7f;
+  return t;
+}();
 
 // The length of s's leading run with nothing to escape (s.size() when there is nothing).
 size_t plain_prefix(std::string_view s) {
@@ -37,10 +44,7 @@ size_t plain_prefix(std::string_view s) {
     std::memcpy(&w, s.data() + i, 8);
     if (has_escape(w)) break;
   }
-  for (; i < s.size(); ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x20 || c == '"' || c == '\\' || c >= 0x7f) break;
-  }
+  while (i < s.size() && !kEscaped[static_cast<unsigned char>(s[i])]) ++i;
   return i;
 }
 
