@@ -1,6 +1,7 @@
 // kimi_k3 (issue 10 Tier 2) stays refused. transformers has only src/transformers/models/kimi_k3/
-// modular_kimi_k3.py (both stored versions read 2026-12-01): it imports KimiK3TextConfig from a
-// configuration_kimi_k3.py that does not exist, ends at KimiK3PreTrainedModel (whose parent
+// modular_kimi_k3.py (both stored versions, e6ffd134 and aa83b548, read 2026-12-01 and 2026-12-05):
+// it imports KimiK3TextConfig from a configuration_kimi_k3.py that does not exist, ends at
+// KimiK3PreTrainedModel (whose parent
 // Kimi_K25PreTrainedModel it never imports) and defines no KimiK3Model or *ForCausalLM /
 // *ForConditionalGeneration. So the config keys the modules read (linear_attn_key_heads, ...,
 // routed_expert_hidden_size, attn_res_block_size) cannot be mapped from the published config's
