@@ -41,7 +41,8 @@ int64_t default_serve_seq(const Model& m, int64_t train_seq) {
 // <= fits_peak, monotone in p, so searched from its inverse exactly. The same for every mode.
 int64_t safe_peak(int64_t fits_peak, double factor) {
   if (fits_peak < 0) return -1;
-  return largest_holding(0, fits_peak, int64_t(double(fits_peak) / factor),
+  const int64_t guess = factor >= 1 ? int64_t(double(fits_peak) / factor) : fits_peak;  // option range: [1, 4]
+  return largest_holding(0, fits_peak, guess,
                          [&](int64_t p) { return int64_t(std::ceil(double(p) * factor)) <= fits_peak; });
 }
 
