@@ -1,5 +1,5 @@
-// wasm/api.js: the JS API of cardfit (createCardfit() -> {schema, describe, plan, graph, tensors,
-// curves, markdown}), appended to dist/cardfit.js with --extern-post-js. Not a planner: it only
+// wasm/api.js: the JS API of cardfit (createCardfit() -> {schema, describe, plan, planText, graph,
+// tensors, curves, markdown}), appended to dist/cardfit.js with --extern-post-js. Not a planner: it only
 // stringifies the options, remembers recent answers and parses the core's JSON; every number,
 // check and message comes from the core, and so do the error codes and their default messages
 // (the registry of core/error.cpp, exported by describe()).
@@ -26,7 +26,7 @@ var createCardfit = (function (createModule) {
     return x;
   }
 
-  // createCardfit() -> Promise<{schema, describe, plan, graph, tensors, curves, markdown}>
+  // createCardfit() -> Promise<{schema, describe, plan, planText, graph, tensors, curves, markdown}>
   return function createCardfit() {
     return createModule().then(function (module) {
       var answers = new Map(); // key -> the core's JSON text, most recent last
@@ -43,7 +43,8 @@ var createCardfit = (function (createModule) {
       var summaries = {};
       described.errors.forEach(function (e) { summaries[e.code] = e.summary; });
 
-      function call(kind, configText, options, extra) {
+      // The core's JSON text for a call (remembered), or an API-level failure object.
+      function answer(kind, configText, options, extra) {
         if (typeof configText !== 'string') return failure(summaries, 'api.config_not_string');
         if (options !== undefined && (options === null || typeof options !== 'object' || Array.isArray(options))) {
           return failure(summaries, 'api.options_not_object');
@@ -72,7 +73,11 @@ var createCardfit = (function (createModule) {
           answers.delete(key);
         }
         answers.set(key, text);
-        return JSON.parse(text); // a fresh object each time: callers may change theirs
+        return text;
+      }
+      function call(kind, configText, options, extra) {
+        var a = answer(kind, configText, options, extra);
+        return typeof a === 'string' ? JSON.parse(a) : a; // a fresh object each time: callers may change theirs
       }
 
       return Object.freeze({
@@ -82,6 +87,13 @@ var createCardfit = (function (createModule) {
         // plan(configText, options) -> the core report ({ok: true, ...}) or {ok: false, error}.
         // options: {mode, batch, seq, lora_rank, ...} with the names of the CLI (snake_case).
         plan: function plan(configText, options) { return call('plan', configText, options); },
+        // planText(configText, options) -> plan()'s answer as the core wrote it: JSON text, pure
+        // ASCII, an error as {"error": ..., "ok": false}. For a tool that passes the report on
+        // (the CLI's --json) and would otherwise parse it and stringify it again.
+        planText: function planText(configText, options) {
+          var a = answer('plan', configText, options);
+          return typeof a === 'string' ? a : JSON.stringify(a);
+        },
         // graph(...) -> {ok, batch, seq, images, node_count, nodes, blocks (folded by signature)}.
         graph: function graph(configText, options) { return call('graph', configText, options); },
         // tensors(..., expandExperts) -> {ok, expanded, tensor_count, tensors}: MoE experts stacked

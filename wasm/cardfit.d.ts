@@ -335,6 +335,8 @@ export interface Cardfit {
   readonly describe: Describe;
   /** Plans a config.json text: the core report (tens of KB). Never throws for bad input. */
   plan(configText: string, options?: PlanOptions): Report | { ok: false; error: CardfitError };
+  /** plan()'s answer as the core wrote it: JSON text, pure ASCII (an error too), for a tool that passes it on. */
+  planText(configText: string, options?: PlanOptions): string;
   /** On request: the graph (nodes, and blocks folded by signature). */
   graph(configText: string, options?: PlanOptions): Answer<{ batch: number; seq: number; images: number; node_count: number; nodes: unknown[]; blocks: GraphBlock[] }>;
   /** On request: params.tensors, MoE experts stacked per layer unless expandExperts. */

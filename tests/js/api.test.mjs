@@ -15,8 +15,8 @@ const examples = JSON.parse(readFileSync(new URL('examples.json', examplesDir), 
 const gpt2 = examples[0].text;
 const cardfit = await createCardfit();
 
-test('the public API is exactly {schema, describe, plan, graph, tensors, curves, markdown}', () => {
-  assert.deepEqual(Object.keys(cardfit).sort(), ['curves', 'describe', 'graph', 'markdown', 'plan', 'schema', 'tensors']);
+test('the public API is exactly {schema, describe, plan, planText, graph, tensors, curves, markdown}', () => {
+  assert.deepEqual(Object.keys(cardfit).sort(), ['curves', 'describe', 'graph', 'markdown', 'plan', 'planText', 'schema', 'tensors']);
   assert.deepEqual(Object.keys(cardfit.describe).sort(), ['errors', 'groups', 'options']);
   assert.equal(cardfit.schema, 'cardfit.report/2');
   assert.ok(Object.isFrozen(cardfit));
@@ -49,6 +49,23 @@ for (const x of examples) {
     assert.equal(report.params.total, x.params_total);
   });
 }
+
+test('planText is plan()\'s answer as text: pure ASCII, parsing to the same report; errors too', () => {
+  for (const x of examples.slice(0, 4)) {
+    const text = cardfit.planText(x.text, { mode: 'lora' });
+    assert.equal(typeof text, 'string');
+    assert.ok(/^[\x00-\x7f]*$/.test(text), `${x.id}: the core's text is ASCII`);
+    assert.deepEqual(JSON.parse(text), cardfit.plan(x.text, { mode: 'lora' }));
+  }
+  // The report's own non-ASCII text (the × of its assumptions) arrives escaped, and parses back.
+  const report = JSON.parse(cardfit.planText(gpt2, {}));
+  assert.ok(report.assumptions.some((a) => /[^\x00-\x7f]/.test(a.text)), 'some assumption text is not ASCII');
+  const core = JSON.parse(cardfit.planText('{"model_type": "gpt2",', {}));
+  assert.equal(core.ok, false);
+  assert.equal(core.error.code, 'config.json_syntax');
+  const api = JSON.parse(cardfit.planText(42, {}));
+  assert.deepEqual([api.ok, api.error.code], [false, 'api.config_not_string']);
+});
 
 test('options travel to the core by their snake_case names', () => {
   const report = cardfit.plan(gpt2, { mode: 'lora', batch: 3, seq: 256, lora_rank: 8 });
