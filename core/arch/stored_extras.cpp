@@ -280,10 +280,11 @@ bool not_converted(const std::string& pattern, const std::string& name) {
   }
 }
 
-void add_nextn_layers(Model& m, int64_t count, int64_t layers, int64_t source_layer, int64_t hidden, int64_t vocab) {
-  const std::string from = "model.layers." + std::to_string(source_layer) + ".";
+void add_nextn_layers(Model& m, int64_t count, int64_t layers, int64_t source_layer, int64_t hidden, int64_t vocab,
+                      const std::string& layer_prefix) {
+  const std::string from = layer_prefix + std::to_string(source_layer) + ".";
   for (int64_t j = 0; j < count; ++j) {
-    const std::string p = "model.layers." + std::to_string(layers + j) + ".";
+    const std::string p = layer_prefix + std::to_string(layers + j) + ".";
     add(m, make(p + "embed_tokens.weight", {vocab, hidden}, Role::embedding), ExtraRole::mtp, StoredDtype::bf16);
     add(m, make(p + "enorm.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
     add(m, make(p + "hnorm.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);

@@ -14,8 +14,10 @@ namespace cardfit {
 
 /// DeepSeek-V3 / GLM-4.5 nextn layers, model.layers.{layers + j}.* for j < count: a copy of decoder layer
 /// `source_layer` (its parameters and stored buffers) plus the layer's own embed_tokens, enorm, hnorm,
-/// eh_proj [hidden, 2 × hidden], shared_head.norm and shared_head.head [vocab, hidden].
-void add_nextn_layers(Model& m, int64_t count, int64_t layers, int64_t source_layer, int64_t hidden, int64_t vocab);
+/// eh_proj [hidden, 2 × hidden], shared_head.norm and shared_head.head [vocab, hidden]. `layer_prefix`:
+/// where the decoder layers are stored (GLM-OCR's under model.language_model.layers.).
+void add_nextn_layers(Model& m, int64_t count, int64_t layers, int64_t source_layer, int64_t hidden, int64_t vocab,
+                      const std::string& layer_prefix = "model.layers.");
 
 /// Qwen3-Next / Qwen3.5 MTP, mtp.*: fc [hidden, 2 × hidden], pre_fc_norm_embedding, pre_fc_norm_hidden,
 /// mtp.layers.{j}.* (a copy of the full-attention decoder layer `source_layer`, routed experts stored one

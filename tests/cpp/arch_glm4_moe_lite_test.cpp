@@ -34,6 +34,26 @@ TEST_CASE("GLM-4.7-Flash: exact total by hand, layer 0 dense, the latent KV cach
   CHECK(component(p, "kv_cache") == int64_t(47) * 4096 * 576 * 2);
 }
 
+TEST_CASE("GLM-4.7-Flash: the hub's 31,221,488,576 is the model, its router biases and the MTP layer 47, 0 unexplained") {
+  // zai-org/GLM-4.7-Flash's safetensors.total (a hub-scraped dataset and public index total_size
+  // reports, read 2026-12-05). The MTP layer model.layers.47.*, GLM-4.5's layout: a copy of layer 46
+  // (a MoE layer with its router bias), its own embed_tokens and shared_head.head [V, H], enorm,
+  // hnorm, shared_head.norm, eh_proj [H, 2H].
+  constexpr int64_t mtp = mla + 2 * H + moe + E + 2 * V * H + 3 * H + H * 2 * H;
+  static_assert(mtp == 1278094656);
+  static_assert(total + 46 * E + mtp == 31221488576);
+  const Model m = trace_golden("glm-4.7-flash.json");
+  int64_t extras = 0;
+  for (const auto& x : m.stored_extras) extras += x.tensor.count();
+  CHECK(extras == mtp);
+  const json r = plan(golden_file("glm-4.7-flash.json").at("config").dump(), {{"checkpoint_total", 31221488576}});
+  REQUIRE(r.at("ok") == true);
+  CHECK(r["checkpoint"]["unexplained"] == 0);
+  json none = golden_file("glm-4.7-flash.json").at("config");
+  none.erase("num_nextn_predict_layers");
+  CHECK(trace_json(none).stored_extras.empty());
+}
+
 TEST_CASE("GLM-4.7-Flash: mlp_layer_types picks the dense layers, errors name the key") {
   json c = golden_file("glm-4.7-flash.json").at("config");
   json two = c;

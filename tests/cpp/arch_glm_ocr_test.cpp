@@ -75,6 +75,26 @@ TEST_CASE("GLM-OCR: exact total by hand, names as the checkpoint stores them") {
   CHECK(kv == int64_t(16) * 4096 * 8 * 128 * 2 * 2);
 }
 
+TEST_CASE("GLM-OCR: the hub's 1,325,258,240 in 526 tensors is the model and its MTP layer 16, 0 unexplained") {
+  // zai-org/GLM-OCR's safetensors.total (public hub-metadata fixtures at ca5d8b3e, 2026-12-05). The
+  // MTP layer model.language_model.layers.16.*, GLM-4.5's layout: a copy of layer 15, its own
+  // embed_tokens and shared_head.head [V, H], enorm, hnorm, shared_head.norm, eh_proj [H, 2H].
+  constexpr int64_t mtp = layer + 2 * V * H + 3 * H + H * 2 * H;
+  static_assert(mtp == 217852416);
+  static_assert(vision + text + mtp == 1325258240);
+  const Model m = trace_golden("glm-ocr.json");
+  int64_t extras = 0;
+  for (const auto& x : m.stored_extras) extras += x.tensor.count();
+  CHECK(extras == mtp);
+  CHECK(expand_copies(m.tensors).size() + expand_copies(m.stored_extras).size() == 526);
+  REQUIRE(find_extra(m, "model.language_model.layers.16.eh_proj.weight"));
+  CHECK(find_extra(m, "model.language_model.layers.16.eh_proj.weight")->tensor.shape == Shape{H, 2 * H});
+  CHECK(find_extra(m, "model.language_model.layers.16.mlp.gate_up_proj.weight")->tensor.shape == Shape{2 * I, H});
+  const json r = plan(golden_file("glm-ocr.json").at("config").dump(), {{"checkpoint_total", 1325258240}});
+  REQUIRE(r.at("ok") == true);
+  CHECK(r["checkpoint"]["unexplained"] == 0);
+}
+
 TEST_CASE("GLM-OCR plans in every mode, images add the tower's activations") {
   const json config = golden_file("glm-ocr.json").at("config");
   const Model m = trace_json(config);

@@ -7,12 +7,14 @@
 // layers (intermediate_size); Glm4MoeLiteConfig has no first_k_dense_replace field, so that key in a
 // config changes nothing. Defaults: vocab 154880, hidden 2048, 47 layers, 20 heads, q_lora_rank 768,
 // kv_lora_rank 512, qk_nope 192, qk_rope 64, v_head_dim 256, 64 experts, top 4, tie False. The
-// checkpoint's MTP layer model.layers.47.* is dropped on load (_keys_to_ignore_on_load_unexpected).
+// checkpoint's MTP layer model.layers.47.* is dropped on load (_keys_to_ignore_on_load_unexpected) and
+// listed as a stored extra for the checkpoint reconciliation.
 #include <nlohmann/json.hpp>
 
 #include "../decoder.hpp"
 #include "../layer_types.hpp"
 #include "../mla.hpp"
+#include "../stored_extras.hpp"
 #include "zoo2026.hpp"
 
 namespace cardfit::families {
@@ -57,11 +59,15 @@ Model glm4_moe_lite(const Config& c) {
     pre_norm_decoder_layer(b, layer);
     if (sparse) b.buffer(p + ".mlp.gate.e_score_correction_bias", {experts});
   });
+  // GLM-4.5's layout (its own embedding and head; a copy of the last layer): the hub's total for
+  // GLM-4.7-Flash, 31,221,488,576, is the parameters, the routers' biases and exactly this layer.
   const int64_t mtp = c.count_or({"num_nextn_predict_layers"}, 0);
-  if (mtp > 0)
+  if (mtp > 0) {
+    add_nextn_layers(b.model(), mtp, layers, layers - 1, hidden, vocab);
     b.note("The published checkpoint also stores " + std::to_string(mtp) + " multi-token-prediction layer(s) as "
            "model.layers." + std::to_string(layers) + ".* (num_nextn_predict_layers); Glm4MoeLiteForCausalLM drops "
            "them on load, so they are not counted here.");
+  }
   return b.finish();
 }
 

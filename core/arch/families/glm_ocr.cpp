@@ -10,7 +10,9 @@
 //   lm_head.weight          untied unless tie_word_embeddings (GlmOcrConfig default false).
 // The checkpoint also stores a multi-token-prediction layer, model.language_model.layers.{L}.*
 // (text_config.num_nextn_predict_layers), which the model class does not load
-// (_keys_to_ignore_on_load_unexpected): named in a note, not counted.
+// (_keys_to_ignore_on_load_unexpected): GLM-4.5's layout (a copy of the last layer with its own
+// embed_tokens, enorm, hnorm, eh_proj, shared_head.norm and .head), listed as a stored extra, not
+// counted. The hub's total, 1,325,258,240 in 526 tensors, is the model's and exactly that layer's.
 // Images: one image_size × image_size image each (336 px: 576 patches of 14 px, 144 text tokens after
 // the 2 × 2 downsample); the processor keeps each image near its own resolution.
 #include <nlohmann/json.hpp>
@@ -19,6 +21,7 @@
 #include "../glm_ocr_vision.hpp"
 #include "../qwen_vision.hpp"
 #include "../registry.hpp"
+#include "../stored_extras.hpp"
 #include "../vision.hpp"
 #include "vlm_tier2.hpp"
 
@@ -67,10 +70,14 @@ Model glm_ocr(const Config& c) {
   glm_ocr_vision(b, v);
   append_renamed(b, std::move(language), "model.", "model.language_model.");
   const int64_t mtp = tc.count_or({"num_nextn_predict_layers"}, 0);
-  if (mtp > 0)
+  if (mtp > 0) {
+    const int64_t layers = tc.positive_or({"num_hidden_layers"}, 16);
+    add_nextn_layers(b.model(), mtp, layers, layers - 1, text_hidden, tc.positive_or({"vocab_size"}, 59392),
+                     "model.language_model.layers.");
     b.note("The checkpoint also stores " + std::to_string(mtp) + " multi-token-prediction layer(s) under "
-           "model.language_model.layers." + std::to_string(tc.positive_or({"num_hidden_layers"}, 16)) +
-           ".*, which GlmOcrForConditionalGeneration does not load; not counted (their layout is not traced yet).");
+           "model.language_model.layers." + std::to_string(layers) +
+           ".*, which GlmOcrForConditionalGeneration does not load; not counted here.");
+  }
   b.note("Images: planned as one " + std::to_string(v.image_size) + " x " + std::to_string(v.image_size) + " image each (" +
          std::to_string(v.patches_per_image) + " patches, " +
          std::to_string(v.patches_per_image / (v.merge * v.merge)) + " text tokens); the processor keeps each image "
