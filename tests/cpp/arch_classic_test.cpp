@@ -109,7 +109,8 @@ TEST_CASE("Falcon: K/V layout and layer norms follow new_decoder_architecture, m
   m = trace_json(n);
   CHECK(find(m, "transformer.h.0.mlp.dense_h_to_4h.weight")->shape == Shape{16384, 8192});
   // The remote-code RefinedWebModel with multi_query: one K/V head.
-  CHECK(attention_nodes(trace_golden("falcon-7b-refinedwebmodel.json"))[0]->attn.kv_heads == 1);
+  const Model falcon = trace_golden("falcon-7b-refinedwebmodel.json");
+  CHECK(attention_nodes(falcon)[0]->attn.kv_heads == 1);
 }
 
 TEST_CASE("GPT-NeoX and GPT-J run attention and MLP in parallel, NeoX can run them in sequence") {

@@ -40,7 +40,8 @@ TEST_CASE("Cohere 2: layer_types wins over the pattern, head_dim follows hidden 
   json all_full = c;
   all_full["layer_types"] = json::array();
   for (int i = 0; i < 32; ++i) all_full["layer_types"].push_back("full_attention");
-  for (const auto* n : attention_nodes(trace_json(all_full))) CHECK(n->attn.window == 0);
+  const Model full = trace_json(all_full);
+  for (const auto* n : attention_nodes(full)) CHECK(n->attn.window == 0);
   json odd = c;
   odd["head_dim"] = 64;  // Cohere2Config overwrites it with hidden_size / num_attention_heads
   CHECK(trace_json(odd).parameter_count() == total);

@@ -87,8 +87,9 @@ TEST_CASE("granitemoehybrid: defaults, layers_block_type, untied head, coded err
   // Absent layer_types: every layer is mamba (the config's layers_block_type property).
   json all_mamba = c;
   all_mamba.erase("layer_types");
-  CHECK(attention_nodes(trace_json(all_mamba)).empty());
-  CHECK(trace_json(all_mamba).parameter_count() == tiny + 4 * (mamba - attn));
+  const Model only_mamba = trace_json(all_mamba);
+  CHECK(attention_nodes(only_mamba).empty());
+  CHECK(only_mamba.parameter_count() == tiny + 4 * (mamba - attn));
   json alias = c;
   alias["layers_block_type"] = alias["layer_types"];
   alias.erase("layer_types");

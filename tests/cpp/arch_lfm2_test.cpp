@@ -45,7 +45,8 @@ TEST_CASE("LFM2: layer_types wins, the MLP width rule, tie_embedding, coded erro
   json t = c;
   t["layer_types"] = json::array();
   for (int i = 0; i < 16; ++i) t["layer_types"].push_back(i % 2 ? "full_attention" : "conv");
-  CHECK(attention_nodes(trace_json(t)).size() == 8);
+  const Model text = trace_json(t);
+  CHECK(attention_nodes(text).size() == 8);
   json plain = c;
   plain["block_auto_adjust_ff_dim"] = false;  // the MLP is block_ff_dim itself
   CHECK(trace_json(plain).parameter_count() == total + 16 * 3 * H * (12288 - FF));

@@ -33,7 +33,8 @@ TEST_CASE("Olmo 3 7B: exact total by hand, the window of each layer from layer_t
   json c = golden_file("olmo-3-7b-instruct-sft.json").at("config");
   c["layer_types"][0] = "full_attention";
   c["layer_types"][3] = "sliding_attention";
-  const auto b = attention_nodes(trace_json(c));
+  const Model listed = trace_json(c);
+  const auto b = attention_nodes(listed);
   CHECK(b[0]->attn.window == 0);
   CHECK(b[3]->attn.window == 4096);
   CHECK(b[1]->attn.window == 4096);
@@ -54,10 +55,12 @@ TEST_CASE("Olmo 3: without layer_types every 4th layer is full, a null sliding_w
   json c = golden_file("olmo-3-7b-instruct-sft.json").at("config");
   c.erase("layer_types");
   c.erase("sliding_window");  // Olmo3Config's default: 4096
-  auto a = attention_nodes(trace_json(c));
+  const Model pattern = trace_json(c);
+  auto a = attention_nodes(pattern);
   for (size_t i = 0; i < a.size(); ++i) CHECK(a[i]->attn.window == ((i + 1) % 4 == 0 ? 0 : 4096));
   c["sliding_window"] = nullptr;  // Olmo3Attention: sliding_window None, so a plain causal mask
-  for (const auto* n : attention_nodes(trace_json(c))) CHECK(n->attn.window == 0);
+  const Model unwindowed = trace_json(c);
+  for (const auto* n : attention_nodes(unwindowed)) CHECK(n->attn.window == 0);
   json bad = golden_file("olmo-3-7b-instruct-sft.json").at("config");
   bad["layer_types"][5] = "linear_attention";
   CHECK(path_of(bad) == "$.layer_types");

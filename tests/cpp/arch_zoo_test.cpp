@@ -193,7 +193,8 @@ TEST_CASE("EXAONE 4, Llama 4 and Qwen3.5-MoE text: per-layer windows and stored 
   CHECK(a[3]->attn.window == 0);
   json c = golden_file("exaone-4.0-32b.json").at("config");
   c["sliding_window_pattern"] = "LLG";
-  a = attention_nodes(trace_json(c));
+  const Model llg = trace_json(c);
+  a = attention_nodes(llg);
   CHECK(a[1]->attn.window == 4096);
   CHECK(a[2]->attn.window == 0);
   c["sliding_window_pattern"] = "LXG";

@@ -66,6 +66,8 @@ inline std::vector<const cardfit::Node*> attention_nodes(const cardfit::Model& m
       if (n.op == cardfit::Op::attention) out.push_back(&n);
   return out;
 }
+// A vector of pointers into the Model outlives a temporary one (a CI segfault, 2026-12): name the Model.
+std::vector<const cardfit::Node*> attention_nodes(cardfit::Model&&) = delete;
 /// A plan report's checkpoint group of stored extras of that role ("mtp", "quant_scale", ...), or null.
 inline const nlohmann::json* group(const nlohmann::json& checkpoint, const std::string& role) {
   for (const auto& g : checkpoint["extras"])
