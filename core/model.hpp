@@ -352,6 +352,9 @@ struct StoredBnb {
 struct StoredWeights {
   int64_t bytes = 0;   // every tensor the model class loads, at its stored dtype (MTP layers excluded)
   std::string label;   // "mxfp4 experts + bf16", for the weights component
+  // Of those, the UE8M0 scales of FP4-packed routed experts in an fp8 checkpoint (DeepSeek-V4), one
+  // byte each as stored: SGLang holds them as float32 on CUDA (plan/engines.cpp).
+  int64_t fp4_expert_scales = 0;
 };
 
 /// How seconds of audio per sample become an audio tower's tokens (plan option audio_seconds;

@@ -18,7 +18,7 @@ std::optional<StoredWeights> stored_weight_bytes(const Model& m) {
     return std::nullopt;
   // Per tensor of m.tensors (StoredExtra::of_tensor): packed by an extra, or stored as itself at the
   // dtype a scale of it names (FP8, INT8).
-  std::vector<char> replaced(m.tensors.size(), 0);
+  std::vector<char> replaced(m.tensors.size(), 0), fp4(m.tensors.size(), 0);
   std::vector<int64_t> width(m.tensors.size(), 2);
   auto valid = [&](int32_t i) { return i >= 0 && size_t(i) < m.tensors.size(); };
   int64_t extras = 0;
@@ -26,13 +26,22 @@ std::optional<StoredWeights> stored_weight_bytes(const Model& m) {
   for (const auto& x : m.stored_extras) {
     if (x.role == ExtraRole::mtp || x.of_mtp) continue;  // not loaded by the model class
     any = true;
-    if (!x.replaces.empty() && valid(x.of_tensor)) replaced[size_t(x.of_tensor)] = 1;
+    if (!x.replaces.empty() && valid(x.of_tensor)) {
+      replaced[size_t(x.of_tensor)] = 1;
+      if (x.values_per_element == 2 && f == "fp8") fp4[size_t(x.of_tensor)] = 1;  // DeepSeek-V4's FP4 experts
+    }
     if (x.of_tensor_dtype != StoredDtype::unset && valid(x.of_tensor)) width[size_t(x.of_tensor)] = stored_dtype_bytes(x.of_tensor_dtype);
     if (!x.served) continue;  // parsed or folded on load, not held
     const StoredDtype held = x.served_dtype == StoredDtype::unset ? x.dtype : x.served_dtype;
     extras = checked_add(extras, checked_mul(x.tensor.count(), stored_dtype_bytes(held)), "the stored weights");
   }
   if (!any) return std::nullopt;
+  // Their UE8M0 scales (a second pass: whatever order the extras come in).
+  int64_t fp4_scales = 0;
+  for (const auto& x : m.stored_extras)
+    if (x.role == ExtraRole::quant_scale && x.served && !x.of_mtp && valid(x.of_tensor) && fp4[size_t(x.of_tensor)] &&
+        x.dtype == StoredDtype::f8_e8m0)
+      fp4_scales = checked_add(fp4_scales, x.tensor.count(), "the stored weights");
   int64_t bytes = extras;
   for (size_t i = 0; i < m.tensors.size(); ++i) {
     const Tensor& t = m.tensors[i];
@@ -44,7 +53,7 @@ std::optional<StoredWeights> stored_weight_bytes(const Model& m) {
   else if (f == "fp8") label = "fp8 block-scaled linears, bf16 rest";
   else if (f == "compressed-tensors") label = "compressed-tensors linears as stored, 16-bit rest";
   else if (f == "bitsandbytes") label = "bitsandbytes linears (absmax as float32), 16-bit rest";
-  return StoredWeights{bytes, label};
+  return StoredWeights{bytes, label, fp4_scales};
 }
 
 }  // namespace cardfit

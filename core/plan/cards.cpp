@@ -51,6 +51,7 @@ Catalog load_catalog() {
       Card card;
       card.id = c.at("id").get<std::string>();
       card.name = c.at("name").get<std::string>();
+      card.rocm = str(c, "vendor") == "AMD";
       // What the process can allocate in (torch total_memory); the CUDA context lives inside it.
       card.capacity_bytes = c.at("framework_total_bytes").get<int64_t>();
       if (c.contains("driver_reported_mib") && c["driver_reported_mib"].is_number())

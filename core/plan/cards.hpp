@@ -23,6 +23,7 @@ struct Card {
   double bf16_tflops = 0, fp16_tflops = 0, fp32_tflops = 0, fp8_tflops = 0;
   bool bf16 = true, fp8 = false;  // the card runs bf16 / fp8 tensor math (data/cards.json "supports")
   bool custom = false;            // the user's custom card (options custom_*), not the catalog's
+  bool rocm = false;              // an AMD card (data/cards.json vendor): engines take their ROCm / aiter paths
   std::string interconnect;      // data/cards.json interconnect.kind ("nvlink4", "none", ...; "" unknown)
   double interconnect_gbps = 0;  // per GPU, both directions (0 where unpublished)
   std::vector<Price> prices;

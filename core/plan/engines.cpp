@@ -163,6 +163,13 @@ double cache_elements_per_token(const Model& m, int64_t tp, bool* replicated) {
 int64_t serve_weights(const MemoryModel& serve) {
   return serve.events().empty() ? 0 : serve.events().front().fixed[MemoryModel::kWeightsC];
 }
+// SGLang's Fp8MoEMethod.create_weights creates DeepSeek-V4's FP4 expert scale parameters as float32
+// on CUDA (python/sglang/srt/layers/quantization/fp8.py: fp4_scale_dtype is float8_e8m0fnu only under
+// aiter, on ROCm) and loads the stored UE8M0 bytes into them: 4 bytes a scale where the file has 1.
+int64_t sglang_fp4_scale_widening(const Model& m, const Options& opt, const Card& card) {
+  if (opt.serve_dtype_set || !m.stored_weights || card.rocm) return 0;
+  return mul(m.stored_weights->fp4_expert_scales, 3);
+}
 int64_t serve_state(const MemoryModel& serve) {
   return serve.events().empty() ? 0 : serve.events().front().per_sample[MemoryModel::kSsmC];
 }
@@ -368,7 +375,7 @@ EngineBudget engine_budget(const Model& m, const Options& opt, const MemoryModel
       k.cuda_graph_max_bs = graph_bs;
       k.memory_fraction = opt.mem_fraction_static.value_or(std::round((mib - reserved) / mib * 1000) / 1000);
       e.budget_bytes = int64_t(std::floor(double(cap) * k.memory_fraction));
-      e.weights_bytes = cdiv(serve_weights(serve), tp);
+      e.weights_bytes = cdiv(add(serve_weights(serve), sglang_fp4_scale_widening(m, opt, card)), tp);
       // Activations and CUDA graphs live in the 1 − mem_fraction_static the pool leaves.
       e.activation_bytes = cap - e.budget_bytes;
       e.kv_bytes = e.budget_bytes - e.weights_bytes - e.non_torch_bytes;

@@ -119,6 +119,12 @@ Serving plan_serving(const Model& m, const Options& opt, const Catalog& cat, con
       break;
     case Engine::sglang:
       s.notes.push_back("Activations and CUDA graphs live in the 1 - mem_fraction_static share outside the static pool; the token pool sizes every layer for every token (hybrid SWA memory aside).");
+      if (!opt.serve_dtype_set && m.stored_weights && m.stored_weights->fp4_expert_scales > 0)
+        s.notes.push_back("The FP4 experts' " + std::to_string(m.stored_weights->fp4_expert_scales) +
+                          " UE8M0 scales are held as float32 on NVIDIA cards, 3 bytes more each than stored, split over the tp "
+                          "ranks (sglang/srt/layers/quantization/fp8.py Fp8MoEMethod.create_weights: float8_e8m0fnu only "
+                          "under aiter, on AMD cards). Not modelled: builds whose Marlin repack keeps a second copy of the "
+                          "scales, or a DeepGEMM repack to UE8M0 on Blackwell.");
       break;
     case Engine::tgi:
       s.notes.push_back("TGI_WIGGLE_ROOM 0.90 multiplies cuda_memory_fraction; max_concurrent_requests 128 caps the running requests.");

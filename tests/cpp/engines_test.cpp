@@ -104,6 +104,33 @@ TEST_CASE("SGLang's mem_fraction_static and token pool follow server_args.py and
   CHECK(b.concurrency == std::min(b.knobs.max_seqs, b.kv_tokens / 8192));
 }
 
+TEST_CASE("SGLang holds DeepSeek-V4's FP4 expert scales as float32 on NVIDIA cards, as stored on AMD ones", "[engines]") {
+  const Model m = trace_golden("deepseek-v4-pro.json");
+  // 61 layers x 384 experts x (gate, up: [3072, 7168 / 32]; down: [7168, 3072 / 32]) UE8M0 scales;
+  // the MTP layer's are not loaded.
+  constexpr int64_t scales = int64_t(61) * 384 * 3 * (3072 * 7168 / 32);
+  static_assert(scales == 48356130816);
+  REQUIRE(m.stored_weights);
+  CHECK(m.stored_weights->fp4_expert_scales == scales);
+  const Plan sglang = plan_for(m, R"({"engine": "sglang", "tp": 8, "serve_seq": 9216})");
+  const Plan vllm = plan_for(m, R"({"engine": "vllm", "tp": 8, "serve_seq": 9216})");
+  const int64_t stored = m.stored_weights->bytes;
+  // Fp8MoEMethod.create_weights: float32 containers (4 bytes a scale where the file has 1) on CUDA.
+  CHECK(row(sglang, "h200").budget.weights_bytes == (stored + 3 * scales + 7) / 8);
+  CHECK(row(sglang, "b200").budget.weights_bytes == (stored + 3 * scales + 7) / 8);
+  // ROCm (aiter): float8_e8m0fnu, the stored byte; vLLM is left as stored.
+  CHECK(row(sglang, "mi300x").budget.weights_bytes == (stored + 7) / 8);
+  CHECK(row(vllm, "h200").budget.weights_bytes == (stored + 7) / 8);
+  bool noted = false;
+  for (const auto& n : sglang.serving().notes) noted = noted || n.find("48356130816 UE8M0 scales") != std::string::npos;
+  CHECK(noted);
+  // A serve_dtype replaces the stored format, scales and all; a checkpoint without FP4 experts has none.
+  const Plan fp8 = plan_for(m, R"({"engine": "sglang", "tp": 8, "serve_dtype": "fp8"})");
+  const Plan vllm_fp8 = plan_for(m, R"({"engine": "vllm", "tp": 8, "serve_dtype": "fp8"})");
+  CHECK(row(fp8, "h200").budget.weights_bytes == row(vllm_fp8, "h200").budget.weights_bytes);
+  CHECK(trace_golden("deepseek-v3.json").stored_weights->fp4_expert_scales == 0);
+}
+
 TEST_CASE("GGUF bits per weight come from ggml's block structs", "[engines]") {
   // ggml-common.h: ggml_half is 2 bytes; QK4_0 = QK5_0 = QK8_0 = 32; QK_K = 256, K_SCALE_SIZE = 12.
   const double half = 2;
