@@ -153,18 +153,24 @@ void moe_block(ModelBuilder& b, const MoeSpec& s) {
   // them (Tensor::copies), and the graph one node per projection over all experts that each token
   // passes through top_k times.
   auto& nodes = b.model().blocks.back().nodes;
-  const size_t first = nodes.size();
+  const LinearSpec bare{.lora = false, .role = Role::mlp, .kind = LinearKind::parameter};
+  auto bare_linear = [&](const std::string& name, int64_t in, int64_t out) {
+    b.linear(name, in, out, bare);
+    b.model().tensors.back().linear = false;  // no nn.Linear: no quantizer converts it
+  };
+  b.read(x);
+  if (s.latent > 0) bare_linear(p + s.latent_down, s.hidden, s.latent);
+  const size_t first_expert_node = nodes.size();
   const size_t first_tensor = b.model().tensors.size();
   MlpSpec one = s.expert;
   one.prefix = p + s.experts_name + ".0";
-  one.hidden = s.hidden;
+  one.hidden = s.latent > 0 ? s.latent : s.hidden;
   one.intermediate = s.expert_intermediate;
   one.role = Role::expert;
-  b.read(x);
   mlp_block(b, one);
   b.stack_tensors(first_tensor, s.experts);
   // Expert 0's nodes stand for every expert: renamed, holding all experts, top_k per token.
-  for (size_t i = first; i < nodes.size(); ++i) {
+  for (size_t i = first_expert_node; i < nodes.size(); ++i) {
     Node& n = nodes[i];
     n.name = p + s.experts_name + ".*." + n.name.substr(n.name.rfind('.') + 1);
     n.params = checked_mul(n.params, s.experts, "the expert parameters");
@@ -175,16 +181,19 @@ void moe_block(ModelBuilder& b, const MoeSpec& s) {
   nodes.back().routed_output = true;
   const ValueId routed = nodes.back().output;
   b.read(routed);
+  if (s.latent > 0) {  // the weighted sum of the experts' latent outputs, back to the hidden width
+    b.node({.name = p + s.experts_name + ".combine", .op = Op::other, .detail = "moe_weighted_sum", .in = s.latent,
+            .out = s.latent});
+    if (!s.latent_norm.empty()) b.norm(p + s.latent_norm, s.latent, NormKind::rmsnorm);
+    bare_linear(p + s.latent_up, s.latent, s.hidden);
+  }
 
   if (s.shared_experts > 0) {
     // The routed experts' weighted sum is complete before the shared expert runs beside it.
-    Node combine;
-    combine.name = p + s.experts_name + ".combine";
-    combine.op = Op::other;
-    combine.detail = "moe_weighted_sum";
-    combine.in = combine.out = s.hidden;
-    b.node(combine);
-    MlpSpec shared = s.expert;
+    if (s.latent == 0)
+      b.node({.name = p + s.experts_name + ".combine", .op = Op::other, .detail = "moe_weighted_sum", .in = s.hidden,
+              .out = s.hidden});
+    MlpSpec shared = s.shared_spec.value_or(s.expert);
     shared.prefix = p + s.shared_name;
     shared.hidden = s.hidden;
     shared.intermediate = s.shared_intermediate;

@@ -1,6 +1,7 @@
 // Shared structural builders: attention variants, MLP variants, MoE, embeddings and heads.
 // A family file fills these specs from its config; the specs carry names as in the checkpoint.
 #pragma once
+#include <optional>
 #include <string>
 
 #include "builder.hpp"
@@ -68,8 +69,15 @@ struct MoeSpec {
   int64_t shared_experts = 0;    // DeepSeek/Qwen2-MoE shared expert(s), always active
   int64_t shared_intermediate = 0;
   std::string shared_name = "shared_experts";
+  std::optional<MlpSpec> shared_spec;  // the shared experts' names and act where not `expert`'s
   std::string shared_gate;       // Qwen2-MoE: a sigmoid gate on the shared expert, [1, hidden]
   std::string router_bias_name;  // DeepSeek-V3: e_score_correction_bias [experts]
+  // Latent MoE (Kimi-K3's routed_expert_hidden_size): the routed experts run at `latent` features,
+  // after latent_down [latent, hidden]; their weighted sum goes through the RMSNorm latent_norm (if
+  // named) and latent_up [hidden, latent]; the router and the shared experts read x. Bare matrices:
+  // the published checkpoint keeps them 16-bit where its rule quantizes every nn.Linear.
+  int64_t latent = 0;
+  std::string latent_down, latent_norm, latent_up;
 };
 /// Router, per-expert MLPs (as checkpoint tensors named experts.{i}.*), shared experts.
 void moe_block(ModelBuilder& b, const MoeSpec& spec);

@@ -42,6 +42,11 @@ void ModelBuilder::push(Node n, int64_t width) {
   if (pending_) n.inputs = std::move(*pending_);
   else if (n.inputs.empty() && cursor_ != kNoValue) n.inputs = {cursor_};
   pending_.reset();
+  // A read of no value (a residual before any stream) is a family bug: refuse it here rather than
+  // let the checks index values[-1].
+  for (const ValueId v : n.inputs)
+    if (v < 0 || size_t(v) >= model_.values.size())
+      throw Error(ErrorCode::internal, n.name + " reads a value no node wrote");
   n.output = ValueId(model_.values.size());
   model_.values.push_back(ValueInfo{int(model_.blocks.size()) - 1, int(blk.nodes.size()), width});
   cursor_ = n.output;
@@ -54,14 +59,18 @@ Block& ModelBuilder::current() {
 }
 
 namespace {
-// The largest published model traced, Qwen3-Coder-Next, lists 74,391 tensors (DeepSeek-V3 45,395
-// plus 41,540 stored FP8 scales); twice that is headroom. More is a typo or an attack: at 300,000
-// a DeepSeek-like config took over 1 s and ~400 MB to trace in the page (docs/performance.md).
-constexpr size_t kMaxTensors = 160'000;
+// Entries traced (a layer's experts are one stacked entry): what tracing, planning and the report
+// cost. Kimi-K3, the largest published model traced, has 2,904; 160,000 bounds a typo or an attack
+// (at 300,000 entries a DeepSeek-like config took over 1 s and ~400 MB in the page, before stacking).
+constexpr int64_t kMaxEntries = 160'000;
+// Checkpoint tensors, every expert counted: only a reconciliation against a header of that size and
+// the expanded tensor list visit them one by one. Kimi-K3 lists 249,924 (497,220 stored, with its
+// quantized experts' scales); twice that is headroom.
+constexpr int64_t kMaxTensors = 1'000'000;
 
-[[noreturn]] void too_many_tensors() {
+[[noreturn]] void too_many_tensors(int64_t limit) {
   throw Error(ErrorCode::field_range,
-              "The config describes more than " + std::to_string(kMaxTensors) +
+              "The config describes more than " + std::to_string(limit) +
                   " tensors (check num_hidden_layers and the expert counts).",
               "$");
 }
@@ -71,7 +80,7 @@ void ModelBuilder::stack_tensors(size_t first, int64_t copies) {
   if (copies <= 1 || first >= model_.tensors.size()) return;
   const int64_t n = int64_t(model_.tensors.size() - first);
   stacked_extra_ = checked_add(stacked_extra_, checked_mul(n, copies - 1, "the tensor count"), "the tensor count");
-  if (int64_t(model_.tensors.size()) + stacked_extra_ > int64_t(kMaxTensors)) too_many_tensors();
+  if (int64_t(model_.tensors.size()) + stacked_extra_ > kMaxTensors) too_many_tensors(kMaxTensors);
   for (size_t i = first; i < model_.tensors.size(); ++i) {
     Tensor& t = model_.tensors[i];
     if (expert_index(t.name).index != 0) throw Error(ErrorCode::internal, "stacked tensor " + t.name + " has no expert index 0");
@@ -81,7 +90,8 @@ void ModelBuilder::stack_tensors(size_t first, int64_t copies) {
 }
 
 int64_t ModelBuilder::tensor(const std::string& name, Shape shape, Role role, bool linear) {
-  if (int64_t(model_.tensors.size()) + stacked_extra_ >= int64_t(kMaxTensors)) too_many_tensors();
+  if (int64_t(model_.tensors.size()) >= kMaxEntries) too_many_tensors(kMaxEntries);
+  if (int64_t(model_.tensors.size()) + stacked_extra_ >= kMaxTensors) too_many_tensors(kMaxTensors);
   for (int64_t d : shape)
     if (d <= 0)
       throw Error(ErrorCode::field_range, "Tensor " + name + " would have a dimension of " + std::to_string(d) +

@@ -32,10 +32,13 @@ void mla_attention_block(ModelBuilder& b, const MlaSpec& s) {
   const ValueId kv = b.cursor();
   std::vector<ValueId> inputs{q, kv, kv};  // keys and values are views of the decompressed kv
   if (s.index_heads > 0) {
-    inputs.push_back(lightning_indexer(b, {.prefix = p + "indexer.", .hidden = s.hidden, .q_lora_rank = s.q_lora_rank,
+    // A shared indexer (indexer_types "shared") selects nothing here: it writes no value to read.
+    if (const ValueId selected = lightning_indexer(b, {.prefix = p + "indexer.", .hidden = s.hidden, .q_lora_rank = s.q_lora_rank,
                                            .heads = s.index_heads, .head_dim = s.index_head_dim,
                                            .topk = s.index_topk, .runs = s.index_runs},
-                                       x, q_latent));
+                                       x, q_latent);
+        selected != kNoValue)
+      inputs.push_back(selected);
   }
   AttentionGeom g;
   g.heads = s.heads;
@@ -49,6 +52,13 @@ void mla_attention_block(ModelBuilder& b, const MlaSpec& s) {
   const int64_t out = checked_mul(s.heads, s.v_head_dim, "the attention output width");
   b.reads(inputs);
   b.attention(p + "attn", g, out);
+  if (!s.output_gate.empty()) {
+    const ValueId attended = b.cursor();
+    b.read(x);
+    b.linear(p + s.output_gate, s.hidden, out, {.bias = false, .role = Role::attention});
+    b.reads({attended, b.cursor()});
+    b.activation(p + "output_gate", out, "sigmoid_gate");
+  }
   b.linear(p + "o_proj", out, s.hidden, {.bias = s.bias, .role = Role::attention});
 }
 

@@ -24,6 +24,9 @@ struct MlaSpec {
   // the latent. 0 heads: no indexer. Needs q_lora_rank > 0.
   int64_t index_heads = 0, index_head_dim = 0, index_topk = 0;
   bool index_runs = true;  // false: the layer reuses the previous layer's top-k; its indexer never runs
+  // Kimi-K3 (mla_use_output_gate): sigmoid(g_proj(x)) [heads * v_head_dim, hidden] scales the attention
+  // output before o_proj. Empty: none.
+  std::string output_gate;
 };
 /// q (or q_a, q_a_layernorm, q_b), kv_a_proj_with_mqa, kv_a_layernorm, kv_b_proj, the attention op
 /// (cache_dim = kv_lora_rank + qk_rope_head_dim, + index_head_dim with a running indexer), o_proj.

@@ -119,6 +119,7 @@ const std::vector<Family>& family_registry() {
       {"qwen3_omni_moe_text", families::qwen3_omni_moe_text},
       {"qwen3_omni_moe", families::qwen3_omni_moe},
       {"glm_moe_dsa", families::glm_moe_dsa},
+      {"kimi_k3", families::kimi_k3},
   };
   return list;
 }

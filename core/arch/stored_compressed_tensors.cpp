@@ -17,7 +17,8 @@
 //   weight_packed I32 [out, ceil(in * bits / 32)] and weight_shape I64 [2], an asymmetric group/channel
 //   zero point packed along dim 0, I32 [ceil(out * bits / 32), groups]; nvfp4-pack-quantized
 //   (nvfp4/base.py) stores weight_packed U8 [out, in / 2] and weight_scale at scale_dtype (default
-//   F8_E4M3). Every compressor drops the zero points of a symmetric argument (_remove_symmetric_zp).
+//   F8_E4M3); mxfp4-pack-quantized the same with one E8M0 scale byte per 32 values, weight_scale U8
+//   [out, in / 32] and no global scale (Kimi-K3's published listing, 2026-12-07). Every compressor drops the zero points of a symmetric argument (_remove_symmetric_zp).
 // - kv_cache_scheme (apply.py _apply_kv_cache_scheme): k_scale and v_scale on each attention module,
 //   [1] for strategy tensor (force_zero_point false: zero points only when asymmetric).
 #include "stored_compressed_tensors.hpp"
@@ -285,13 +286,17 @@ void add_compressed_tensors_extras(const Config& q, Model& m, StoredDtype weight
         add(make(stem + "weight_zero_point", packed_zp ? Shape{ceil_div(checked_mul(out, w.bits), 32), qs[1]} : qs, role),
             ExtraRole::quant_scale, packed_zp ? StoredDtype::i32 : w.zp_dtype, index);
       }
-    } else if (format == "nvfp4-pack-quantized") {
-      if (!w.is_float || w.bits != 4 || in % 2 != 0) { unsupported.push_back(module + " (nvfp4 needs float 4-bit, even in)"); return true; }
+    } else if (format == "nvfp4-pack-quantized" || format == "mxfp4-pack-quantized") {
+      const bool mx = format == "mxfp4-pack-quantized";
+      if (!w.is_float || w.bits != 4 || in % 2 != 0 || (mx && w.group != 32)) {
+        unsupported.push_back(module + (mx ? " (mxfp4 needs float 4-bit, groups of 32, even in)" : " (nvfp4 needs float 4-bit, even in)"));
+        return true;
+      }
       StoredExtra& p = add(make(stem + "weight_packed", {out, in / 2}, role), ExtraRole::quant_blocks, StoredDtype::u8, index);
       p.replaces = m.tensors[size_t(index)].name;
       if (part) p.replaces_elements = t.each();
       p.values_per_element = 2;
-      if (w.scale_dtype == StoredDtype::unset) scale_dtype = StoredDtype::f8_e4m3;
+      if (w.scale_dtype == StoredDtype::unset) scale_dtype = mx ? StoredDtype::u8 : StoredDtype::f8_e4m3;
       add(make(stem + "weight_scale", qs, role), ExtraRole::quant_scale, scale_dtype, index);
       if (!w.symmetric) add(make(stem + "weight_zero_point", qs, role), ExtraRole::quant_scale, w.zp_dtype, index);
     } else {

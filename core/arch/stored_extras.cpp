@@ -321,9 +321,13 @@ void add_nemotron_h_mtp_layers(Model& m, const std::vector<std::string>& sources
 }
 
 void add_quantization_extras(const Config& cfg, Model& m) {
-  if (!cfg.has_object("quantization_config")) return;
+  // Kimi-K3's config.json nests it in text_config only; its config class hoists it to the top, where
+  // the loaders read it, and its module patterns name the whole checkpoint ("re:.*vision_tower.*").
+  const bool nested = !cfg.has_object("quantization_config") && cfg.has_object("text_config") &&
+                      cfg.child("text_config").has_object("quantization_config");
+  if (!cfg.has_object("quantization_config") && !nested) return;
   if (!m.stored_format.empty()) return;  // the family declared its stored format itself (deepseek_v4)
-  const Config q = cfg.child("quantization_config");
+  const Config q = nested ? cfg.child("text_config").child("quantization_config") : cfg.child("quantization_config");
   m.stored_format = q.string_or("quant_method", "");
   const std::vector<std::string> skip = q.string_list("modules_to_not_convert");
   if (m.stored_format == "fp8") fp8_scales(q, m, skip);

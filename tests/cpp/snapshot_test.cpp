@@ -139,5 +139,6 @@ TEST_CASE("every plan number matches the snapshot taken before the dataflow rede
       CHECK(diff.empty());
     }
     CHECK(compared > 0);  // an empty or missing snapshot guards nothing
+    CHECK(compared == files.size());  // a new golden model gets its snapshot too
   }
 }

@@ -15,6 +15,7 @@ Model mistral3(const Config& cfg);
 Model llama4(const Config& cfg);             // Llama 4 vision model + projector + llama4_text
 Model qwen3_vl_moe_text(const Config& cfg);  // Qwen3-VL-MoE's language model: Qwen3 attention, input-major stacked experts
 Model qwen3_omni_moe(const Config& cfg);     // thinker (audio tower, vision tower, qwen3_omni_moe_text) + talker + code2wav
-Model qwen3_vl_moe(const Config& cfg);       // Qwen3-VL vision tower (deepstack) + qwen3_vl_moe_text     // Pixtral vision tower + Mistral 3 projector + mistral / ministral3 text
+Model qwen3_vl_moe(const Config& cfg);       // Qwen3-VL vision tower (deepstack) + qwen3_vl_moe_text
+Model kimi_k3(const Config& cfg);            // MoonViT3d + KDA / gated-MLA hybrid, attention residuals, latent MoE     // Pixtral vision tower + Mistral 3 projector + mistral / ministral3 text
 
 }  // namespace cardfit::families
