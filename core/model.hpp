@@ -81,12 +81,13 @@ ExpertIndex expert_index(const std::string& name);
 std::string copy_name(const std::string& name, int64_t copy);
 /// Whether `pred(name)` holds for the copies of `t` alike (the value), or Error(field_inconsistent)
 /// at `path`: a name rule that picks some experts of a stack and not others is refused rather than
-/// planned as if it picked all or none.
+/// planned as if it picked all or none. `digit_blind`: pred answers alike for names that differ only
+/// digit for digit (NamePattern::digit_blind), so one copy per index length is asked (0, 10, 100, ...).
 [[noreturn]] void throw_copies_disagree(const Tensor& t, const char* path);
 template <typename Pred>
-bool for_every_copy(const Tensor& t, Pred pred, const char* path) {
+bool for_every_copy(const Tensor& t, Pred pred, const char* path, bool digit_blind = false) {
   const bool first = pred(t.name);
-  for (int64_t c = 1; c < t.copies; ++c)
+  for (int64_t c = digit_blind ? 10 : 1; c < t.copies; c = digit_blind ? c * 10 : c + 1)
     if (pred(copy_name(t.name, c)) != first) throw_copies_disagree(t, path);
   return first;
 }

@@ -4,7 +4,7 @@
 #include "name_pattern.hpp"
 
 #include <cctype>
-#include <functional>
+#include <type_traits>
 
 namespace cardfit {
 namespace {
@@ -181,10 +181,24 @@ class Parser {
   size_t i_ = 0;
 };
 
+// The rest of the pattern after a piece, as a non-owning reference to a continuation on the caller's
+// stack (it outlives the call it is passed to): std::function copied each one to the heap, which
+// was most of a match's time.
+class Next {
+ public:
+  template <class F>
+    requires(!std::is_same_v<std::decay_t<F>, Next>)
+  Next(const F& f) : target_(&f), call_([](const void* t, size_t q) { return (*static_cast<const F*>(t))(q); }) {}
+  bool operator()(size_t q) const { return call_(target_, q); }
+
+ private:
+  const void* target_;
+  bool (*call_)(const void*, size_t);
+};
+
 struct Matcher {
   std::string_view s;
   mutable int64_t steps = 0;
-  using Next = std::function<bool(size_t)>;
 
   void step() const {
     if (++steps > NamePattern::kMaxSteps) throw NamePattern::Invalid("a pattern that backtracks too much to match");
@@ -223,9 +237,26 @@ struct Matcher {
   }
 };
 
+bool blind_to_digits(const Atom& a) {
+  switch (a.kind) {
+    case Atom::Kind::literal: return !std::isdigit(static_cast<unsigned char>(a.literal));
+    case Atom::Kind::set: {
+      int digits = 0;
+      for (char d = '0'; d <= '9'; ++d) digits += a.set.test(static_cast<unsigned char>(d));
+      return digits == 0 || digits == 10;
+    }
+    case Atom::Kind::group:
+      for (const auto& branch : a.branches)
+        for (const auto& piece : branch)
+          if (!blind_to_digits(piece.atom)) return false;
+      return true;
+    default: return true;
+  }
+}
+
 }  // namespace
 
-NamePattern::NamePattern(std::string_view pattern) : root_(Parser(pattern).pattern()) {}
+NamePattern::NamePattern(std::string_view pattern) : root_(Parser(pattern).pattern()), digit_blind_(blind_to_digits(root_)) {}
 
 bool NamePattern::matches(std::string_view name) const {
   Matcher m{name};

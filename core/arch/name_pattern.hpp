@@ -30,6 +30,11 @@ class NamePattern {
 
   static constexpr int64_t kMaxSteps = 1'000'000;
 
+  // True when no atom tells one digit from another (no digit literal, no class holding some digits
+  // and not others): then two names that differ only digit for digit match alike (a layer's experts
+  // 10..99 all answer as expert 10 does).
+  bool digit_blind() const { return digit_blind_; }
+
   struct Piece;
   using Sequence = std::vector<Piece>;
   struct Atom {
@@ -46,6 +51,7 @@ class NamePattern {
 
  private:
   Atom root_;  // a group of the whole pattern's alternatives
+  bool digit_blind_ = false;
 };
 
 }  // namespace cardfit

@@ -55,3 +55,14 @@ TEST_CASE("name patterns outside the subset, and ones that backtrack without end
   const NamePattern catastrophic("(a|a)*(a|a)*(a|a)*(a|a)*b");
   CHECK_THROWS_AS(catastrophic.matches("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaac"), NamePattern::Invalid);
 }
+
+TEST_CASE("a pattern is digit-blind when no atom tells one digit from another") {
+  for (const char* blind : {".*self_attn.*", "re", "\\d+", "[0-9]", "\\w", "\\D", "[a-z_.]+", "(?:a|\\d{2})", ".{3}"})
+    CHECK(NamePattern(blind).digit_blind());
+  for (const char* sighted : {".*layers\\.1\\..*", "[0-4]", "[^0-4]", "(?:a|7)", "x[5-9]"})
+    CHECK_FALSE(NamePattern(sighted).digit_blind());
+  // What the property promises: names alike but digit for digit answer alike.
+  const NamePattern p(".*experts\\.\\d{2}\\.");
+  CHECK(p.matches("layers.3.experts.10.w1") == p.matches("layers.8.experts.95.w1"));
+  CHECK(p.matches("layers.3.experts.100.w1") != p.matches("layers.3.experts.10.w1"));  // length still counts
+}

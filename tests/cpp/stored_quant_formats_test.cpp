@@ -16,7 +16,7 @@
 
 #include "arch/stored_bitsandbytes.hpp"
 #include "cardfit/planner.hpp"
-#include "test_util.hpp"
+#include "plan_test_util.hpp"
 
 using nlohmann::json;
 using cardfit::StoredDtype;
@@ -421,6 +421,23 @@ TEST_CASE("compressed-tensors NVFP4 on Qwen3-30B-A3B: every expert packed, the r
   CHECK(packed_values == layers * (2 * 4096 * h + 2 * 512 * h + 3 * experts * mi * h));
   CHECK_FALSE(extra(m, "model.layers.0.mlp.gate.weight_packed"));
   CHECK(extra(m, "model.layers.0.mlp.experts.127.down_proj.weight_scale")->tensor.shape == cardfit::Shape{h, mi / 16});
+}
+
+TEST_CASE("compressed-tensors on Qwen3-30B-A3B: a rule picking some experts of a stack is refused, by length or by digit") {
+  // Digit-blind rules are asked one expert per index length (0, 10, 100 of 128): a rule on the
+  // index's length must still be caught, as one on a digit (asked of every expert).
+  json cfg = golden_file("qwen3-30b-a3b.json").at("config");
+  for (const char* rule : {"re:.*experts\\.\\d\\.down_proj", "re:.*experts\\.\\d{3}\\.", "re:.*experts\\.12[0-7]\\."}) {
+    INFO(rule);
+    cfg["quantization_config"] = ct(nvfp4, {{"ignore", {"lm_head", rule}}});
+    const cardfit::Error e = refusal(cfg);
+    CHECK(e.code == cardfit::ErrorCode::field_inconsistent);
+    CHECK(std::string(e.what()).find("quantization_config.ignore") != std::string::npos);
+  }
+  cfg["quantization_config"] = ct(nvfp4, {{"ignore", {"lm_head", "re:.*experts\\.\\d+\\.down_proj"}}});  // every expert's down
+  const cardfit::Model m = trace_json(cfg);
+  CHECK_FALSE(extra(m, "model.layers.0.mlp.experts.127.down_proj.weight_packed"));
+  CHECK(extra(m, "model.layers.0.mlp.experts.127.up_proj.weight_packed"));
 }
 
 TEST_CASE("every block-scaled FP8 weight of a golden checkpoint is packed or says its own stored dtype") {

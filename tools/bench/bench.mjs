@@ -122,24 +122,29 @@ if (WANT_WASM) {
   }
 }
 
-// ---- The CLI, JSON Lines, on one core ------------------------------------------------------------
-let cli = null;
-if (WANT_WASM) {
-  const taskset = spawnSync('taskset', ['--version']).status === 0;
-  const cliArgs = [path.join(root, 'scripts', 'cardfit'), '--json', ...allGolden];
+// ---- The CLIs, JSON Lines, on one core ----------------------------------------------------------
+// scripts/cardfit (wasm under Node) and build/tools/cli/cardfit-native, each on the golden configs
+// once and eight times over in one run (start-up amortised), pinned to one core where taskset exists.
+const taskset = spawnSync('taskset', ['--version']).status === 0;
+function cliRate(argv, configs) {
   const seconds = [];
   let lines = 0;
   for (let r = 0; r < runsFor(3); r++) {
     const t0 = performance.now();
-    const p = taskset ? spawnSync('taskset', ['-c', '0', process.execPath, ...cliArgs], { encoding: 'utf8', maxBuffer: 1 << 30 })
-                      : spawnSync(process.execPath, cliArgs, { encoding: 'utf8', maxBuffer: 1 << 30 });
+    const p = taskset ? spawnSync('taskset', ['-c', '0', ...argv, '--json', ...configs], { encoding: 'utf8', maxBuffer: 1 << 30 })
+                      : spawnSync(argv[0], [...argv.slice(1), '--json', ...configs], { encoding: 'utf8', maxBuffer: 1 << 30 });
     seconds.push((performance.now() - t0) / 1000);
-    if (p.status === null) throw new Error('scripts/cardfit was killed');
+    if (p.status === null) throw new Error(`${argv.at(-1)} was killed`);
     lines = p.stdout.trim().split('\n').length;
-    if (p.status !== 0) throw new Error(`scripts/cardfit failed: ${p.stderr.slice(0, 400)}`);
+    if (p.status !== 0) throw new Error(`${argv.at(-1)} failed: ${p.stderr.slice(0, 400)}`);
   }
-  cli = { configs: lines, median_s: median(seconds), per_s: lines / median(seconds), pinned: taskset };
+  return { configs: lines, median_s: median(seconds), per_s: lines / median(seconds), pinned: taskset };
 }
+const eightTimes = Array.from({ length: 8 }, () => allGolden).flat();
+const cli = WANT_WASM ? cliRate([process.execPath, path.join(root, 'scripts', 'cardfit')], allGolden) : null;
+const nativeCliPath = path.join(path.dirname(NATIVE), '..', 'cli', 'cardfit-native');  // beside tools/bench in the build
+const nativeCli = WANT_NATIVE && fs.existsSync(nativeCliPath)
+  ? [cliRate([nativeCliPath], allGolden), cliRate([nativeCliPath], eightTimes)] : [];
 
 // ---- The machine ---------------------------------------------------------------------------------
 const sh = (cmd, a) => {
@@ -160,7 +165,7 @@ const machine = {
 
 const stages = stageCases.map((c) => native[c.case]).filter(Boolean);
 if (args.includes('--json')) {
-  console.log(JSON.stringify({ machine, cases: cases.map((c) => ({ case: c.case, native: native[c.case], wasm: wasm[c.case] })), cli, stages }));
+  console.log(JSON.stringify({ machine, cases: cases.map((c) => ({ case: c.case, native: native[c.case], wasm: wasm[c.case] })), cli, native_cli: nativeCli, stages }));
 } else {
   const fmt = (x) => (x < 10 ? x.toFixed(2) : x.toFixed(0));
   const ms = (r) => (r ? `${fmt(r.median_ms)} (cpu ${fmt(r.median_cpu_ms)})` : '–');
@@ -174,7 +179,9 @@ if (args.includes('--json')) {
     const n = native[c.case], w = wasm[c.case];
     console.log(`| ${c.case} | ${ms(n)} | ${ms(w)} | ${c.runs} | ${kb(n || w)} |`);
   }
-  if (cli) console.log(`| CLI --json, ${cli.configs} golden configs${cli.pinned ? ', one core (taskset -c 0)' : ''} | | ${cli.per_s.toFixed(1)} configs/s | | |`);
+  const core = (c) => (c.pinned ? ', one core (taskset -c 0)' : '');
+  if (cli) console.log(`| CLI --json, ${cli.configs} golden configs${core(cli)} | | ${cli.per_s.toFixed(1)} configs/s | | |`);
+  for (const c of nativeCli) console.log(`| cardfit-native --json, ${c.configs} golden configs${core(c)} | ${c.per_s.toFixed(1)} configs/s | | | |`);
   if (native[cases.at(-1).case]) {
     const n = native[cases.at(-1).case];
     console.log(`| native plan(), same configs | ${(n.configs / (n.median_ms / 1000)).toFixed(1)} configs/s (cpu ${(n.configs / (n.median_cpu_ms / 1000)).toFixed(1)}) | | | |`);
