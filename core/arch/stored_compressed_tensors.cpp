@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <unordered_map>
 
 #include <nlohmann/json.hpp>
 
@@ -125,6 +126,9 @@ struct Pattern {
   std::string path;  // the JSON path it came from, for a pattern too costly to match
   size_t group = 0;  // the config group a target selects
   bool digit_blind = false;  // matches names alike that differ only digit for digit (NamePattern)
+  // A digit-blind regex's answers by the name with its digits zeroed: the layers' modules of one
+  // kind are matched once (Kimi-K3: 93 layers, 2 index lengths).
+  mutable std::unordered_map<std::string, bool> answers;
 };
 Pattern compile(const std::string& text, const Config& where, const std::string& key) {
   Pattern p;
@@ -146,7 +150,13 @@ Pattern compile(const std::string& text, const Config& where, const std::string&
 bool name_matches(const Pattern& p, const std::string& name) {
   if (!p.is_regex) return p.text == name;
   try {
-    return p.re->matches(name);  // Python's re.match
+    if (!p.digit_blind) return p.re->matches(name);  // Python's re.match
+    std::string key = name;
+    for (char& c : key)
+      if (c >= '0' && c <= '9') c = '0';
+    const auto [it, added] = p.answers.try_emplace(std::move(key), false);
+    if (added) it->second = p.re->matches(name);
+    return it->second;
   } catch (const NamePattern::Invalid& e) {
     throw Error(ErrorCode::field_range, p.path + " \"" + p.text + "\": " + e.what() + ".", p.path);
   }
