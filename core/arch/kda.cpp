@@ -1,6 +1,8 @@
 // Kimi Delta Attention (see kda.hpp).
 #include "kda.hpp"
 
+#include "linear_attention.hpp"
+
 namespace cardfit {
 
 void kda_mixer(ModelBuilder& b, const KdaSpec& s) {
@@ -48,14 +50,7 @@ void kda_mixer(ModelBuilder& b, const KdaSpec& s) {
   b.reads({qkv[0], qkv[1], qkv[2], decay, beta});
   b.node(std::move(scan));
 
-  Node norm;
-  norm.name = p + "o_norm";
-  norm.op = Op::norm;
-  norm.detail = "rmsnorm_gated";
-  norm.in = norm.out = width;
-  norm.params = b.tensor(norm.name + ".weight", {s.head_dim}, Role::norm);
-  b.reads({b.cursor(), gate});
-  b.node(std::move(norm));
+  head_gated_rmsnorm(b, p + "o_norm", width, s.head_dim, gate);
   b.linear(p + "o_proj", width, s.hidden, l);
 }
 

@@ -57,17 +57,21 @@ void gated_delta_net(ModelBuilder& b, const GatedDeltaNetSpec& s) {
   b.node(std::move(scan));
 
   // 5. gated RMSNorm per value head (one [value_head_dim] weight shared by the heads), gate silu(z).
-  Node norm;
-  norm.name = p + "norm";
-  norm.op = Op::norm;
-  norm.detail = "rmsnorm_gated";
-  norm.in = norm.out = value_dim;
-  norm.params = b.tensor(norm.name + ".weight", {s.value_head_dim}, Role::norm);
-  b.reads({b.cursor(), z});
-  b.node(std::move(norm));
+  head_gated_rmsnorm(b, p + "norm", value_dim, s.value_head_dim, z);
 
   // 6. back to the residual stream.
   b.linear(p + "out_proj", value_dim, s.hidden, l);
+}
+
+void head_gated_rmsnorm(ModelBuilder& b, const std::string& name, int64_t width, int64_t head_dim, ValueId gate) {
+  Node norm;
+  norm.name = name;
+  norm.op = Op::norm;
+  norm.detail = "rmsnorm_gated";
+  norm.in = norm.out = width;
+  norm.params = b.tensor(name + ".weight", {head_dim}, Role::norm);
+  b.reads({b.cursor(), gate});
+  b.node(std::move(norm));
 }
 
 }  // namespace cardfit

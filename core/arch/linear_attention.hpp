@@ -30,4 +30,8 @@ struct GatedDeltaNetSpec {
 ///   → out_proj [hidden, V]
 void gated_delta_net(ModelBuilder& b, const GatedDeltaNetSpec& spec);
 
+/// RMSNormGated per head (one [head_dim] weight the heads share): rmsnorm(o) * weight * act(gate) over
+/// `width` features, o the cursor. The gated delta net's `norm`, Kimi Delta Attention's `o_norm`.
+void head_gated_rmsnorm(ModelBuilder& b, const std::string& name, int64_t width, int64_t head_dim, ValueId gate);
+
 }  // namespace cardfit
