@@ -53,6 +53,17 @@ test('every kind of flag reaches the core as scripts/cardfit sends it', () => {
     '--double-quant', 'false', ...some]);
 });
 
+test('--safetensors reads the header the same way, and refuses a file that is not one alike', () => {
+  const header = Buffer.from(JSON.stringify({ __metadata__: { format: 'pt' }, 'wte.weight': { dtype: 'F32', shape: [50257, 768], data_offsets: [0, 0] } }));
+  const length = Buffer.alloc(8);
+  length.writeBigUInt64LE(BigInt(header.length));
+  writeFileSync(join(dir, 'h.safetensors'), Buffer.concat([length, header]));
+  writeFileSync(join(dir, 'bad.safetensors'), Buffer.from([1, 2]));
+  const gpt2 = join(root, 'web/examples/gpt2.json');
+  assert.equal(same(['--json', '--safetensors', join(dir, 'h.safetensors'), gpt2]).code, 0);
+  assert.equal(same(['--json', '--safetensors', join(dir, 'bad.safetensors'), gpt2]).code, 2);
+});
+
 test('Markdown is byte-identical, reports separated by one blank line', () => {
   same([...examples.slice(0, 2)]);
 });
