@@ -171,3 +171,12 @@ test('--fit CARD adds the fit section: the changes that make gemma-2-9b-it fit a
   const bad = cardfit(['--fit', 'nope', gemma.path]);
   assert.equal(bad.code, 2);
 });
+
+test('a numeral past a double is refused by name, never sent as null (the default)', () => {
+  for (const [flag, value, path] of [['--mfu', '1e400', 'mfu'], ['--batch', '9'.repeat(400), 'batch'], ['--prices', 'h100-sxm=1e400', 'prices.h100-sxm']]) {
+    const r = cardfit(['--json', flag, value, gpt2.path]);
+    assert.equal(r.code, 2, `${flag} ${value.slice(0, 20)}: ${r.out.slice(0, 80)}`);
+    const { error } = JSON.parse(r.err.split('\n')[0]);
+    assert.deepEqual([error.code, error.path], ['options.value', path]);
+  }
+});

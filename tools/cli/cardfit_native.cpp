@@ -6,6 +6,7 @@
 // Hub ids, --graph / --tensors, --history and --export stay with scripts/cardfit.
 //   cardfit-native [--json] [options] CONFIG...
 // Exit status: 0 on success, 2 on bad input (the error JSON on standard error, as scripts/cardfit).
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
@@ -69,6 +70,12 @@ std::string read_safetensors_header(const std::string& name) {
   return header;
 }
 
+// JavaScript's String.prototype.trim for the ASCII whitespace a command line can carry.
+std::string trim(const std::string& s) {
+  const size_t first = s.find_first_not_of(" \t\n\r\f\v");
+  return first == std::string::npos ? "" : s.substr(first, s.find_last_not_of(" \t\n\r\f\v") - first + 1);
+}
+
 // How a flag's value becomes the option's JSON value: scripts/cardfit's readers. Values that are not
 // clearly of the type pass as text, for the core to judge with its own error codes.
 json flag_value(const json& option, const std::string& v) {
@@ -76,11 +83,11 @@ json flag_value(const json& option, const std::string& v) {
   const std::string type = option.at("type"), reads = option.value("flag_reads", "");
   if (reads == "safetensors_header") return read_safetensors_header(v);
   if (reads == "file") return read_file(v);
-  // JSON.stringify(Number(v)) writes integral values without a fraction: so does this.
+  // As JSON.stringify(Number(v)): the nearest double, written without a fraction when integral.
   auto numeric = [](const std::string& text) {
-    if (std::regex_match(text, integer) && text.size() < 16) return json(std::stoll(text));
     try {
-      return json(std::stod(text));
+      const double d = std::stod(text);
+      return d == std::floor(d) && std::fabs(d) < 9.2e18 ? json(int64_t(d)) : json(d);
     } catch (const std::out_of_range&) {  // past a double: the core refuses the text by name
       return json(text);
     }
@@ -91,11 +98,8 @@ json flag_value(const json& option, const std::string& v) {
   auto items = [](const std::string& text) {
     std::vector<std::string> out;
     std::stringstream s(text);
-    for (std::string item; std::getline(s, item, ',');) {
-      item.erase(0, item.find_first_not_of(" \t"));
-      item.erase(item.find_last_not_of(" \t") + 1);
-      if (!item.empty()) out.push_back(item);
-    }
+    for (std::string item; std::getline(s, item, ',');)
+      if (!(item = trim(item)).empty()) out.push_back(item);
     return out;
   };
   if (type == "names") return items(v);
@@ -103,8 +107,8 @@ json flag_value(const json& option, const std::string& v) {
     json prices = json::object();
     for (const std::string& pair : items(v)) {
       const size_t eq = pair.find('=');
-      const std::string usd = eq == std::string::npos ? "" : pair.substr(eq + 1);
-      prices[pair.substr(0, eq)] = std::regex_match(usd, number) ? numeric(usd) : json(usd);
+      const std::string card = trim(pair.substr(0, eq)), usd = eq == std::string::npos ? "" : trim(pair.substr(eq + 1));
+      prices[card] = std::regex_match(usd, number) ? numeric(usd) : json(usd);
     }
     return prices;
   }
