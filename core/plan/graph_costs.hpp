@@ -44,6 +44,8 @@ struct StepSetup {
   const Options* options = nullptr;
 };
 StepSetup make_setup(const Model& m, const Options& opt, Mode mode);
+// The setup keeps a pointer to the options: a temporary would leave it dangling.
+StepSetup make_setup(const Model& m, Options&& opt, Mode mode) = delete;
 
 /// Whether the model has blocks over image tokens (a vision tower).
 bool has_vision(const Model& m);

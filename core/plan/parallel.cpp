@@ -184,7 +184,8 @@ RankModel::RankModel(const Model& m, const Options& opt, const MemoryModel& sing
   const bool zero12 = lay.strategy == Parallel::zero1 || lay.strategy == Parallel::zero2;
   const bool stored_4bit = qlora && (peft_fsdp1_ || lay.strategy == Parallel::zero3 || zero12);
   // QLoRA: the setup the single card's model was built with (memory.cpp plans effective_options).
-  const StepSetup s = make_setup(m, qlora ? effective_options(opt) : opt, lora_ ? opt.mode : Mode::full);
+  const Options setup_options = qlora ? effective_options(opt) : opt;  // named: the setup points at it
+  const StepSetup s = make_setup(m, setup_options, lora_ ? opt.mode : Mode::full);
   // memory.cpp: without autocast, mixed precision keeps an fp32 master inside the optimizer's states.
   lora_master_ = lora_ && keeps_fp32_master(opt, resolve_policies(opt));
   // LoRA: the optimizer's master, states and gradients are over the adapters only (the HF Trainer

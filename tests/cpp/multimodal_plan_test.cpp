@@ -251,7 +251,8 @@ TEST_CASE("serving prefill includes the vision tower's working set over batch ×
   auto prefill = [&](int64_t images) {
     return component(MemoryModel(m, with_images(images), Mode::serve, seq, {}).at(1), "prefill_working_set");
   };
-  const StepSetup s = make_setup(m, with_images(1), Mode::serve);
+  const Options one_image = with_images(1);  // named: the setup points at it
+  const StepSetup s = make_setup(m, one_image, Mode::serve);
   int64_t text = 0, vision = 0;
   for (size_t bi = 0; bi < m.blocks.size(); ++bi) {
     const int64_t f = block_cost(m, bi, s, seq, seq).forward;
