@@ -8,8 +8,8 @@
 // The text goes through a buffer of its own, appended to the string a few KB at a time and whenever
 // a whole JSON value is written (the last container closed, or a value outside any): so the string
 // holds the document as soon as it is complete, and the appends stay few. Why: std::string::append
-// is a call into libc++, and Emscripten's prebuilt one (Debian's) is unoptimised, a quarter of a
-// re-plan in wasm when every token was an append (docs/performance.md).
+// is a call into the C++ library, and the prebuilt one of the WebAssembly toolchain (Debian's) is
+// unoptimised: a quarter of a re-plan in wasm when every token was an append (docs/performance.md).
 #pragma once
 #include <cstdint>
 #include <string>
