@@ -250,28 +250,46 @@ void add_compressed_tensors_extras(const Config& q, Model& m, StoredDtype weight
   };
   // The stored tensors of weight `t`, in place of m.tensors[index] or (part) of its share of that fused
   // stack; false when no group converts it.
+  auto group_of = [&](const Tensor& t, const std::string& weight) -> const Group* {
+    const std::string mod = weight.substr(0, weight.size() - 7);
+    for (const auto& tg : targets)
+      if (name_matches(tg, mod)) return &groups[tg.group];
+    for (const auto& tg : targets)
+      if (class_matches(tg, t)) return &groups[tg.group];
+    return nullptr;
+  };
+  auto ignored = [&](const Tensor& t, const std::string& weight) {
+    const std::string mod = weight.substr(0, weight.size() - 7);
+    for (const auto& ig : ignore)
+      if (name_matches(ig, mod) || class_matches(ig, t)) return true;
+    return false;
+  };
+  // With every rule digit-blind, what the rules say of a weight is what they say of its name with the
+  // digits zeroed (and of its class): a module of the 93 layers is asked once, not once per rule per
+  // layer (Kimi-K3).
+  std::unordered_map<std::string, const Group*> groups_seen;
+  std::unordered_map<std::string, bool> ignored_seen;
+  std::string key;  // reused: a lookup allocates nothing
+  auto remembered = [&](auto& seen, auto ask, const Tensor& t, const std::string& weight) {
+    if (!digit_blind) return ask(t, weight);
+    key.assign(weight);
+    for (char& c : key)
+      if (c >= '0' && c <= '9') c = '0';
+    key += t.linear ? 'L' : '-';  // what class_matches reads
+    key += t.role == Role::embedding ? 'E' : '-';
+    const auto it = seen.find(key);
+    return it != seen.end() ? it->second : seen.emplace(key, ask(t, weight)).first->second;
+  };
   auto convert = [&](const Tensor& t, int32_t index, bool part) -> bool {
     const std::string module = t.name.substr(0, t.name.size() - 7);
-    auto group_of = [&](const std::string& weight) -> const Group* {
-      const std::string mod = weight.substr(0, weight.size() - 7);
-      for (const auto& tg : targets)
-        if (name_matches(tg, mod)) return &groups[tg.group];
-      for (const auto& tg : targets)
-        if (class_matches(tg, t)) return &groups[tg.group];
-      return nullptr;
-    };
-    const Group* g = group_of(t.name);
+    const Group* g = remembered(groups_seen, group_of, t, t.name);
     // A stack's experts are quantized alike: a target or ignore rule that splits them is refused.
-    for_every_copy(t, [&](const std::string& weight) { return group_of(weight) == g; }, "quantization_config.config_groups",
-                   digit_blind);
+    for_every_copy(t, [&](const std::string& weight) { return remembered(groups_seen, group_of, t, weight) == g; },
+                   "quantization_config.config_groups", digit_blind);
     if (!g || !g->weights.present) return false;
-    const bool ignored = for_every_copy(t, [&](const std::string& weight) {
-      const std::string mod = weight.substr(0, weight.size() - 7);
-      for (const auto& ig : ignore)
-        if (name_matches(ig, mod) || class_matches(ig, t)) return true;
+    if (for_every_copy(t, [&](const std::string& weight) { return remembered(ignored_seen, ignored, t, weight); },
+                       "quantization_config.ignore", digit_blind))
       return false;
-    }, "quantization_config.ignore", digit_blind);
-    if (ignored) return false;
     const size_t first = m.stored_extras.size();
 
     const Args& w = g->weights;
