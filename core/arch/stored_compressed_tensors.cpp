@@ -248,8 +248,7 @@ void add_compressed_tensors_extras(const Config& q, Model& m, StoredDtype weight
     m.stored_extras.push_back(std::move(x));
     return m.stored_extras.back();
   };
-  // The stored tensors of weight `t`, in place of m.tensors[index] or (part) of its share of that fused
-  // stack; false when no group converts it.
+  // The group converting a weight (targets ranked: names before classes), or none; whether it is ignored.
   auto group_of = [&](const Tensor& t, const std::string& weight) -> const Group* {
     const std::string mod = weight.substr(0, weight.size() - 7);
     for (const auto& tg : targets)
@@ -264,31 +263,43 @@ void add_compressed_tensors_extras(const Config& q, Model& m, StoredDtype weight
       if (name_matches(ig, mod) || class_matches(ig, t)) return true;
     return false;
   };
-  // With every rule digit-blind, what the rules say of a weight is what they say of its name with the
-  // digits zeroed (and of its class): a module of the 93 layers is asked once, not once per rule per
-  // layer (Kimi-K3).
-  std::unordered_map<std::string, const Group*> groups_seen;
-  std::unordered_map<std::string, bool> ignored_seen;
+  // What the rules say of one weight: its group, then (asked only of a converted weight) whether it
+  // is ignored. With every rule digit-blind that is what they say of its name with the digits zeroed
+  // (and of its class), so a module of the 93 layers is asked once, not once per rule per layer
+  // (Kimi-K3).
+  struct Fate {
+    const Group* group = nullptr;
+    int ignored = -1;  // -1: not asked yet
+  };
+  std::unordered_map<std::string, Fate> fates;
   std::string key;  // reused: a lookup allocates nothing
-  auto remembered = [&](auto& seen, auto ask, const Tensor& t, const std::string& weight) {
-    if (!digit_blind) return ask(t, weight);
+  Fate unremembered;
+  auto fate = [&](const Tensor& t, const std::string& weight) -> Fate& {
+    if (!digit_blind) return unremembered = Fate{group_of(t, weight)};
     key.assign(weight);
     for (char& c : key)
       if (c >= '0' && c <= '9') c = '0';
     key += t.linear ? 'L' : '-';  // what class_matches reads
     key += t.role == Role::embedding ? 'E' : '-';
-    const auto it = seen.find(key);
-    return it != seen.end() ? it->second : seen.emplace(key, ask(t, weight)).first->second;
+    const auto it = fates.find(key);
+    return it != fates.end() ? it->second : fates.emplace(key, Fate{group_of(t, weight)}).first->second;
   };
+  auto is_ignored = [&](const Tensor& t, const std::string& weight) {
+    Fate& f = fate(t, weight);
+    if (f.ignored < 0) f.ignored = ignored(t, weight);
+    return f.ignored == 1;
+  };
+  // The stored tensors of weight `t`, in place of m.tensors[index] or (part) of its share of that fused
+  // stack; false when no group converts it.
   auto convert = [&](const Tensor& t, int32_t index, bool part) -> bool {
     const std::string module = t.name.substr(0, t.name.size() - 7);
-    const Group* g = remembered(groups_seen, group_of, t, t.name);
+    const Group* g = fate(t, t.name).group;
     // A stack's experts are quantized alike: a target or ignore rule that splits them is refused.
-    for_every_copy(t, [&](const std::string& weight) { return remembered(groups_seen, group_of, t, weight) == g; },
+    for_every_copy(t, [&](const std::string& weight) { return fate(t, weight).group == g; },
                    "quantization_config.config_groups", digit_blind);
     if (!g || !g->weights.present) return false;
-    if (for_every_copy(t, [&](const std::string& weight) { return remembered(ignored_seen, ignored, t, weight); },
-                       "quantization_config.ignore", digit_blind))
+    if (for_every_copy(t, [&](const std::string& weight) { return is_ignored(t, weight); }, "quantization_config.ignore",
+                       digit_blind))
       return false;
     const size_t first = m.stored_extras.size();
 
