@@ -292,7 +292,6 @@ void add_compressed_tensors_extras(const Config& q, Model& m, StoredDtype weight
   // The stored tensors of weight `t`, in place of m.tensors[index] or (part) of its share of that fused
   // stack; false when no group converts it.
   auto convert = [&](const Tensor& t, int32_t index, bool part) -> bool {
-    const std::string module = t.name.substr(0, t.name.size() - 7);
     const Group* g = fate(t, t.name).group;
     // A stack's experts are quantized alike: a target or ignore rule that splits them is refused.
     for_every_copy(t, [&](const std::string& weight) { return fate(t, weight).group == g; },
@@ -301,6 +300,7 @@ void add_compressed_tensors_extras(const Config& q, Model& m, StoredDtype weight
     if (for_every_copy(t, [&](const std::string& weight) { return is_ignored(t, weight); }, "quantization_config.ignore",
                        digit_blind))
       return false;
+    const std::string module = t.name.substr(0, t.name.size() - 7);
     const size_t first = m.stored_extras.size();
 
     const Args& w = g->weights;
