@@ -147,13 +147,23 @@ Pattern compile(const std::string& text, const Config& where, const std::string&
   p.digit_blind = p.is_regex ? p.re->digit_blind() : text.find_first_of("0123456789") == std::string::npos;
   return p;
 }
+// `name` with every digit written as '0', into `key` (its storage reused). By pointer: this file is
+// compiled for size, and there a range-for over a std::string calls the iterator's operators out of
+// line for each character (a wasm profile of Kimi-K3's plan: 2 of its 15 ms warmed).
+void zero_digits_into(std::string& key, std::string_view name) {
+  const char* in = name.data();
+  const size_t n = name.size();
+  key.resize(n);
+  char* out = key.data();
+  for (size_t i = 0; i < n; ++i) out[i] = in[i] >= '0' && in[i] <= '9' ? '0' : in[i];
+}
+
 bool name_matches(const Pattern& p, const std::string& name) {
   if (!p.is_regex) return p.text == name;
   try {
     if (!p.digit_blind) return p.re->matches(name);  // Python's re.match
-    std::string key = name;
-    for (char& c : key)
-      if (c >= '0' && c <= '9') c = '0';
+    std::string key;
+    zero_digits_into(key, name);
     const auto [it, added] = p.answers.try_emplace(std::move(key), false);
     if (added) it->second = p.re->matches(name);
     return it->second;
@@ -276,9 +286,7 @@ void add_compressed_tensors_extras(const Config& q, Model& m, StoredDtype weight
   Fate unremembered;
   auto fate = [&](const Tensor& t, const std::string& weight) -> Fate& {
     if (!digit_blind) return unremembered = Fate{group_of(t, weight)};
-    key.assign(weight);
-    for (char& c : key)
-      if (c >= '0' && c <= '9') c = '0';
+    zero_digits_into(key, weight);
     key += t.linear ? 'L' : '-';  // what class_matches reads
     key += t.role == Role::embedding ? 'E' : '-';
     const auto it = fates.find(key);
