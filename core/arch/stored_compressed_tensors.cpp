@@ -293,6 +293,7 @@ void add_compressed_tensors_extras(const Config& q, Model& m, StoredDtype weight
     return it != fates.end() ? it->second : fates.emplace(key, Fate{group_of(t, weight)}).first->second;
   };
   auto is_ignored = [&](const Tensor& t, const std::string& weight) {
+    if (!digit_blind) return ignored(t, weight);
     Fate& f = fate(t, weight);
     if (f.ignored < 0) f.ignored = ignored(t, weight);
     return f.ignored == 1;
