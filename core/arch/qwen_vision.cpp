@@ -7,22 +7,31 @@
 
 namespace cardfit {
 
-void qwen2_5_vision(ModelBuilder& b, const QwenVisionSpec& s) {
-  const std::string p = s.prefix + ".";
-  const int64_t n = s.patches_per_image;
-  const LinearSpec l{.bias = true, .role = Role::vision};
-  b.restart();  // the tower starts from pixels
-  vision_block(b, p + "patch_embed", "vision_embedding", n, s.hidden);
+namespace {
+// The tower's start, from pixels: the patch embedding, a Conv3d with stride = kernel over
+// temporal_patch × patch × patch pixels of each channel (not an nn.Linear); Qwen3-VL's has a bias.
+void patch_embed(ModelBuilder& b, const QwenVisionSpec& s, const std::string& p, bool bias) {
+  b.restart();
+  vision_block(b, p + "patch_embed", "vision_embedding", s.patches_per_image, s.hidden);
   Node patch;
   patch.name = p + "patch_embed.proj";
   patch.op = Op::linear;
-  patch.detail = "patch_conv2d";  // a Conv3d with stride = kernel: not an nn.Linear
+  patch.detail = "patch_conv2d";
   patch.linear = LinearKind::patch_conv;
   patch.in = s.channels * s.temporal_patch * s.patch * s.patch;
   patch.out = s.hidden;
   patch.params = b.tensor(patch.name + ".weight", {s.hidden, s.channels, s.temporal_patch, s.patch, s.patch}, Role::vision);
+  if (bias) patch.params += b.tensor(patch.name + ".bias", {s.hidden}, Role::vision);
   b.reads({});  // pixel values
   b.node(patch);
+}
+}  // namespace
+
+void qwen2_5_vision(ModelBuilder& b, const QwenVisionSpec& s) {
+  const std::string p = s.prefix + ".";
+  const int64_t n = s.patches_per_image;
+  const LinearSpec l{.bias = true, .role = Role::vision};
+  patch_embed(b, s, p, false);
   b.set_stream(b.cursor());
   for (int64_t i = 0; i < s.depth; ++i) {
     const std::string k = p + "blocks." + std::to_string(i);
@@ -72,19 +81,7 @@ void qwen3_vision(ModelBuilder& b, const QwenVisionSpec& s) {
   const std::string p = s.prefix + ".";
   const int64_t n = s.patches_per_image;
   const LinearSpec l{.bias = true, .role = Role::vision};
-  b.restart();  // the tower starts from pixels
-  vision_block(b, p + "patch_embed", "vision_embedding", n, s.hidden);
-  Node patch;
-  patch.name = p + "patch_embed.proj";
-  patch.op = Op::linear;
-  patch.detail = "patch_conv2d";  // a Conv3d with stride = kernel: not an nn.Linear
-  patch.linear = LinearKind::patch_conv;
-  patch.in = s.channels * s.temporal_patch * s.patch * s.patch;
-  patch.out = s.hidden;
-  patch.params = b.tensor(patch.name + ".weight", {s.hidden, s.channels, s.temporal_patch, s.patch, s.patch}, Role::vision) +
-                 b.tensor(patch.name + ".bias", {s.hidden}, Role::vision);
-  b.reads({});  // pixel values
-  b.node(patch);
+  patch_embed(b, s, p, true);
   b.embedding(p + "pos_embed", s.position_table, s.hidden, Role::vision);
   std::vector<ValueId> outputs;  // each block's output, for the deepstack mergers
   for (int64_t i = 0; i < s.depth; ++i) {
