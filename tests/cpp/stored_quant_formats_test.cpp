@@ -443,6 +443,40 @@ TEST_CASE("compressed-tensors on Qwen3-30B-A3B: a rule picking some experts of a
   CHECK(extra(m, "model.layers.0.mlp.experts.127.up_proj.weight_packed"));
 }
 
+TEST_CASE("compressed-tensors: answers kept by digit-zeroed name are the answers asked weight by weight") {
+  // With every rule digit-blind the rules' answers are kept per module kind (name with its digits
+  // zeroed, and class); one rule naming a digit turns that off, and every weight is asked again.
+  // Two groups (a regex target ranks before the class one) and three ignore rules over
+  // Qwen3-30B-A3B's 48 layers and 128 experts: both ways must list the same checkpoint.
+  json q = ct(nvfp4, {{"ignore", {"lm_head", "re:.*mlp.gate$", "re:.*self_attn.o_proj"}}});
+  json by_name = w4a16;
+  by_name["targets"] = {"re:.*self_attn\\.(q|k|v)_proj"};
+  q["config_groups"]["group_1"] = by_name;
+  json cfg = golden_file("qwen3-30b-a3b.json").at("config");
+  cfg["quantization_config"] = q;
+  const cardfit::Model kept = trace_json(cfg);
+  cfg["quantization_config"]["ignore"].push_back("re:^nothing7$");  // names a digit, matches no module
+  const cardfit::Model asked = trace_json(cfg);
+  REQUIRE(kept.stored_extras.size() == asked.stored_extras.size());
+  for (size_t i = 0; i < kept.stored_extras.size(); ++i) {
+    const cardfit::StoredExtra &a = kept.stored_extras[i], &b = asked.stored_extras[i];
+    INFO(a.tensor.name);
+    CHECK(a.tensor.name == b.tensor.name);
+    CHECK(a.tensor.shape == b.tensor.shape);
+    CHECK(a.tensor.copies == b.tensor.copies);
+    CHECK(a.dtype == b.dtype);
+    CHECK(a.replaces == b.replaces);
+    CHECK(a.of_tensor == b.of_tensor);
+  }
+  CHECK(kept.stored_weights->bytes == asked.stored_weights->bytes);
+  // And what both say: q/k/v by the regex group (W4A16: I32 words), experts by the class group
+  // (NVFP4: U8), o_proj and the routers ignored.
+  CHECK(extra(kept, "model.layers.47.self_attn.k_proj.weight_packed")->dtype == StoredDtype::i32);
+  CHECK(extra(kept, "model.layers.47.mlp.experts.127.up_proj.weight_packed")->dtype == StoredDtype::u8);
+  CHECK_FALSE(extra(kept, "model.layers.47.self_attn.o_proj.weight_packed"));
+  CHECK_FALSE(extra(kept, "model.layers.0.mlp.gate.weight_packed"));
+}
+
 TEST_CASE("every block-scaled FP8 weight of a golden checkpoint is packed or says its own stored dtype") {
   // A scale whose weight is neither packed nor given its own dtype would serve that weight at 16 bit
   // (DeepSeek-V4-Flash lost its FP8 attention weights' byte that way in a merge: 5.86 GB too many).
