@@ -75,6 +75,7 @@ test('standard input is read once, even when - is given twice', () => {
 test('bad input: the same codes, messages and exit status 2', () => {
   same(['--json', '--batch', 'x', examples[0]]);  // the core refuses the value by name
   same(['--json', '--mfu', '1e400', examples[0]]);  // past a double: refused, not sent as null
+  same(['--json', '--mfu', '1e-400', examples[0]]);  // under a double: 0, as Number() reads it, refused by the core
   same(['--json', '--batch']);
   same(['--json', '--grad-ckpt=true', examples[0]]);
   same(['--json', join(root, 'web/examples/README.md'), examples[0]]);  // an error, then a report

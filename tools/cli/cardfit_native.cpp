@@ -6,6 +6,7 @@
 // Hub ids, --graph / --tensors, --history and --export stay with scripts/cardfit.
 //   cardfit-native [--json] [options] CONFIG...
 // Exit status: 0 on success, 2 on bad input (the error JSON on standard error, as scripts/cardfit).
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -84,13 +85,12 @@ json flag_value(const json& option, const std::string& v) {
   if (reads == "safetensors_header") return read_safetensors_header(v);
   if (reads == "file") return read_file(v);
   // As JSON.stringify(Number(v)): the nearest double, written without a fraction when integral.
+  // strtod, not stod: stod throws on an underflow too, where Number("1e-400") is 0.
   auto numeric = [](const std::string& text) {
-    try {
-      const double d = std::stod(text);
-      return d == std::floor(d) && std::fabs(d) < 9.2e18 ? json(int64_t(d)) : json(d);
-    } catch (const std::out_of_range&) {  // past a double: the core refuses the text by name
-      return json(text);
-    }
+    errno = 0;
+    const double d = std::strtod(text.c_str(), nullptr);
+    if (errno == ERANGE && std::isinf(d)) return json(text);  // past a double: the core refuses the text by name
+    return d == std::floor(d) && std::fabs(d) < 9.2e18 ? json(int64_t(d)) : json(d);
   };
   if (type == "integer") return std::regex_match(v, integer) ? numeric(v) : json(v);
   if (type == "number") return std::regex_match(v, number) ? numeric(v) : json(v);
