@@ -175,6 +175,10 @@ std::vector<int64_t> pipeline_cut(const StageProfile& profile, int64_t stages, i
       lo = std::clamp(next - 1, mid, hi - 1);
     }
   }
+  // The greedy cut at the optimum itself, whichever probe found the optimum first: the answer is
+  // then a function of the profile, the stages and the micro-batches alone, not of `limit` (the
+  // solver keeps it once for every card; see SplitSolver::balanced_cut).
+  if (profile.monotone()) profile.greedy_into(stages, micro, hi, best);
   if (fullest) *fullest = hi;
   return best;
 }
@@ -277,6 +281,18 @@ std::shared_ptr<const Split> SplitSolver::split(int64_t capacity, int64_t micro,
   return splits_.emplace(key, s ? std::make_shared<const Split>(std::move(*s)) : nullptr).first->second;
 }
 
+std::vector<int64_t> SplitSolver::balanced_cut(int64_t stages, int64_t micro, int64_t limit, int64_t* fullest) {
+  if (!profile_.monotone()) return pipeline_cut(profile_, stages, micro, limit, fullest);
+  Balanced& b = balanced_[{stages, micro}];
+  if (b.fullest == 0 && limit > b.fails_under) {  // not yet known at this limit
+    b.cut = pipeline_cut(profile_, stages, micro, limit, &b.fullest);
+    if (b.cut.empty()) b.fails_under = limit;
+  }
+  if (b.fullest == 0 || b.fullest > limit) return {};
+  *fullest = b.fullest;
+  return b.cut;
+}
+
 std::optional<Split> SplitSolver::solve(int64_t capacity, int64_t micro, int64_t max_cards) {
   const MemoryModel& memory = memory_;
   auto fits = [&](int64_t peak) { return memory.reserved_for(peak) <= capacity; };
@@ -306,7 +322,7 @@ std::optional<Split> SplitSolver::solve(int64_t capacity, int64_t micro, int64_t
     }
     for (int64_t p = first_p; p <= std::min(max_cards, nblocks); ++p) {
       int64_t fullest = 0;
-      std::vector<int64_t> cut = pipeline_cut(profile_, p, micro, limit, &fullest);
+      std::vector<int64_t> cut = balanced_cut(p, micro, limit, &fullest);
       if (cut.empty()) continue;
       SplitOption o;
       o.strategy = "pipeline";

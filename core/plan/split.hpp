@@ -58,7 +58,9 @@ class StageProfile {
 /// cut into at most `stages` stages, exactly; a cut into s stages is a 1F1B schedule whose stage k
 /// holds min(s − k, micro_batches) micro-batches of activations. Empty if none fits `limit` peak
 /// bytes. An integer bisection over the limit of the greedy cut, which is exact for monotone
-/// profiles (every real model's; a profile with a negative block takes the greedy's answer).
+/// profiles (every real model's; a profile with a negative block takes the greedy's answer). On a
+/// monotone profile the cut returned is the greedy's at the optimum: the same for every `limit`
+/// that it fits.
 std::vector<int64_t> pipeline_cut(const StageProfile& profile, int64_t stages, int64_t micro_batches, int64_t limit,
                                   int64_t* fullest = nullptr);
 std::vector<int64_t> pipeline_cut(const MemoryModel& memory, int64_t stages, int64_t micro_batches,
@@ -87,6 +89,10 @@ class SplitSolver {
   // Where the search for the fewest ranks under `limit` peak bytes starts (solve).
   int64_t fewest_ranks_guess(int stage, int64_t limit, int64_t max_cards);
   std::array<double, MemoryModel::kComponents> scales(int stage, int64_t n) const;
+  // pipeline_cut over the profile, kept by (stages, micro-batches): on a monotone profile the
+  // optimum cut does not depend on the limit (only whether it fits does), so the cards of every
+  // capacity share one search.
+  std::vector<int64_t> balanced_cut(int64_t stages, int64_t micro, int64_t limit, int64_t* fullest);
 
   const MemoryModel& memory_;
   StageProfile profile_;
@@ -96,6 +102,12 @@ class SplitSolver {
   std::map<int, std::vector<std::pair<double, double>>> split_terms_;
   // Answers by (capacity, micro-batches, max cards): cards of one size share them.
   std::map<std::tuple<int64_t, int64_t, int64_t>, std::shared_ptr<const Split>> splits_;
+  struct Balanced {
+    std::vector<int64_t> cut;  // the optimum cut, once found (fullest > 0: every peak holds the workspace)
+    int64_t fullest = 0;
+    int64_t fails_under = 0;   // the largest limit known to hold no cut
+  };
+  std::map<std::pair<int64_t, int64_t>, Balanced> balanced_;
 };
 
 /// The split of `memory` (batch 1) over cards of `capacity` bytes, or nothing if even `max_cards`

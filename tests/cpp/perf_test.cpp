@@ -334,6 +334,42 @@ TEST_CASE("the fewest ranks of each sharding strategy equal a scan from two rank
   CHECK(compared > 100);
 }
 
+TEST_CASE("a solver asked card after card answers as a fresh solver asks each card, every golden model") {
+  // SplitSolver keeps each stage count's balanced cut, and the limits at which none fits, across
+  // the capacities it is asked (largest first, then smallest, then the rest): each answer must be
+  // what a solver that never saw another capacity gives.
+  const Catalog cat = load_catalog();
+  std::vector<int64_t> capacities;
+  for (int64_t gib : {80, 6, 48, 12, 24, 16, 141, 8, 32, 10}) capacities.push_back(gib << 30);
+  int compared = 0, pipelines = 0;
+  for (const auto& f : golden_files()) {
+    const Model m = trace_golden(f.filename().string());
+    for (Mode mode : all_modes) {
+      const MemoryModel mm(m, Options{}, mode, mode == Mode::serve ? 4096 : 1024, cat.overheads);
+      SplitSolver kept(mm);
+      for (int64_t cap : capacities) {
+        const auto a = kept.split(cap, 4, 256);
+        const auto b = SplitSolver(mm).split(cap, 4, 256);
+        INFO(f.filename().string() << " " << mode_name(mode) << " capacity " << cap);
+        REQUIRE(bool(a) == bool(b));
+        if (!a) continue;
+        REQUIRE(a->alternatives.size() == b->alternatives.size());
+        for (size_t i = 0; i < a->alternatives.size(); ++i) {
+          const auto &x = a->alternatives[i], &y = b->alternatives[i];
+          CHECK(x.strategy == y.strategy);
+          CHECK(x.cards == y.cards);
+          CHECK(x.stage_layers == y.stage_layers);
+          CHECK(x.per_card_bytes == y.per_card_bytes);
+          pipelines += x.strategy == "pipeline";
+        }
+        ++compared;
+      }
+    }
+  }
+  CHECK(compared > 300);
+  CHECK(pipelines > 100);
+}
+
 TEST_CASE("the pipeline cut is the optimum of every cut of small profiles, to the byte") {
   std::mt19937_64 rng(9);
   int feasible = 0, refused = 0, fewer_stages = 0;
@@ -369,6 +405,11 @@ TEST_CASE("the pipeline cut is the optimum of every cut of small profiles, to th
       CHECK(covered == int64_t(n));
       CHECK(s <= stages);
       CHECK(peak == fullest);
+      // The cut does not depend on the limit it was asked under (SplitSolver keeps one per stage
+      // count for every card): asked with no limit at all, the same stages.
+      int64_t unlimited = -1;
+      CHECK(pipeline_cut(pr, stages, micro, INT64_MAX, &unlimited) == cut);
+      CHECK(unlimited == fullest);
       fewer_stages += s < stages && s < int64_t(n);
     }
   }
