@@ -19,6 +19,19 @@
 
 namespace cardfit {
 
+/// An object key written in the source ("batch"), checked when compiled: it has nothing to escape
+/// (no control character, quote, backslash, DEL or non-ASCII byte), so JsonWriter::key copies it as
+/// it is. A key that comes from data goes through JsonWriter::data_key, which escapes.
+struct LiteralKey {
+  template <size_t N>
+  consteval LiteralKey(const char (&s)[N]) : text(s, N - 1) {  // NOLINT: implicit on purpose
+    if (N > 1024) throw "a literal key must be shorter than the writer's buffer";
+    for (const char c : text)
+      if (c < 0x20 || c == '"' || c == '\\' || c == 0x7f) throw "a literal key must need no escaping";
+  }
+  std::string_view text;
+};
+
 class JsonWriter {
  public:
   explicit JsonWriter(std::string& out) : out_(out) {}
@@ -30,8 +43,9 @@ class JsonWriter {
   JsonWriter& end_object() { close('}'); return *this; }
   JsonWriter& begin_array() { open('['); return *this; }
   JsonWriter& end_array() { close(']'); return *this; }
-  /// The next member's key (inside an object).
-  JsonWriter& key(std::string_view k);
+  /// The next member's key (inside an object): a literal, or text from data (escaped as needed).
+  JsonWriter& key(LiteralKey k) { return literal_key(k.text.data(), k.text.size()); }
+  JsonWriter& data_key(std::string_view k);
 
   JsonWriter& value(std::string_view s);
   JsonWriter& value(const char* s) { return value(std::string_view(s)); }
@@ -49,7 +63,7 @@ class JsonWriter {
   JsonWriter& raw(std::string_view json);
 
   template <class T>
-  JsonWriter& field(std::string_view k, const T& v) { key(k); return value(v); }
+  JsonWriter& field(LiteralKey k, const T& v) { key(k); return value(v); }
   template <class T>
   JsonWriter& array_of(const std::vector<T>& items) {
     begin_array();
@@ -58,6 +72,7 @@ class JsonWriter {
   }
 
  private:
+  JsonWriter& literal_key(const char* text, size_t size);  // two scalars: the cheapest call in wasm
   JsonWriter& signed_value(int64_t v);
   JsonWriter& unsigned_value(uint64_t v);
   void write_string(std::string_view s);

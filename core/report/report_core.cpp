@@ -21,7 +21,7 @@ void sorted_object(JsonWriter& w, const std::vector<T>& items, F key_and_value) 
   for (const auto& x : items) by_key[key_and_value(x, nullptr)] = &x;
   w.begin_object();
   for (const auto& [k, x] : by_key) {
-    w.key(k);
+    w.data_key(k);
     key_and_value(*x, &w);
   }
   w.end_object();
@@ -105,7 +105,7 @@ template <class F>
 void per_mode(JsonWriter& w, F value) {
   w.begin_object();  // full, lora, qlora, serve: already in sorted order
   for (Mode m : all_modes) {
-    w.key(mode_name(m));
+    w.data_key(mode_name(m));
     value(int(m));
   }
   w.end_object();
@@ -175,7 +175,7 @@ void params_section(JsonWriter& w, const Model& m) {
   for (size_t r = 0; r < by_role.size(); ++r)
     if (seen[r]) named[role_name(Role(r))] = by_role[r];
   w.key("by_role").begin_object();
-  for (const auto& [role, n] : named) w.field(role, n);
+  for (const auto& [role, n] : named) w.data_key(role).value(n);
   w.end_object();
   w.field("tensor_count", expanded_size(m.tensors)).field("total", m.parameter_count());
   w.end_object();

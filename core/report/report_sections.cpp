@@ -174,7 +174,7 @@ std::string curves_report(const Plan& p) {
   JsonWriter w(out);
   w.begin_object();
   for (const auto& c : memory_curves(p)) {  // full, lora, qlora, serve: sorted already
-    w.key(mode_name(c.mode)).begin_object().key("points").begin_array();
+    w.data_key(mode_name(c.mode)).begin_object().key("points").begin_array();
     for (const auto& pt : c.points)
       w.begin_object().field("batch", pt.batch).field("peak_bytes", pt.peak_bytes).field("reserved_bytes", pt.reserved_bytes).end_object();
     w.end_array().field("seq", c.seq).end_object();
