@@ -11,9 +11,11 @@ DecoderShape read_decoder_shape(const Config& c, const DecoderDefaults& defaults
   d.hidden = c.positive({"hidden_size", "n_embd", "d_model"});
   d.layers = c.positive({"num_hidden_layers", "n_layer", "num_layers"});
   d.heads = c.positive({"num_attention_heads", "n_head"});
-  d.kv_heads = c.positive_or({"num_key_value_heads"}, d.heads);
+  d.kv_heads = c.positive_or({"num_key_value_heads"}, defaults.kv_heads > 0 ? defaults.kv_heads : d.heads);
   if (c.has("head_dim")) {
     d.head_dim = c.positive({"head_dim"});
+  } else if (defaults.head_dim > 0) {
+    d.head_dim = defaults.head_dim;
   } else {
     require(d.hidden % d.heads == 0, c, "num_attention_heads",
             "hidden_size (" + std::to_string(d.hidden) + ") must be divisible by num_attention_heads (" +

@@ -25,10 +25,13 @@ struct DecoderDefaults {
   bool tie_word_embeddings = false;   // the config class's default
   int64_t max_positions = 2048;       // the config class's default for max_position_embeddings
   bool intermediate_required = true;
+  int64_t kv_heads = 0;               // the class's num_key_value_heads (0: num_attention_heads)
+  int64_t head_dim = 0;               // the class's head_dim (0: hidden_size / num_attention_heads)
 };
 
 /// Reads vocab_size, hidden_size, num_hidden_layers, num_attention_heads, num_key_value_heads
-/// (default: heads), head_dim (default: hidden / heads), intermediate_size, max_position_embeddings,
+/// (default: the class's, else heads), head_dim (default: the class's, else hidden / heads),
+/// intermediate_size, max_position_embeddings,
 /// tie_word_embeddings; checks that heads divide hidden when head_dim is implied and that
 /// kv heads divide heads.
 DecoderShape read_decoder_shape(const Config& cfg, const DecoderDefaults& defaults);

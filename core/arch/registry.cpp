@@ -65,6 +65,8 @@ const std::vector<Family>& family_registry() {
       {"starcoder2", families::starcoder2},
       {"phi", families::phi},
       {"phi3", families::phi3},
+      {"glm", families::glm},
+      {"glm4", families::glm4},
       {"phimoe", families::phimoe},
       {"lfm2", families::lfm2},
       {"hunyuan_v1_dense", families::hunyuan_v1_dense},

@@ -60,6 +60,8 @@ Model stablelm(const Config& cfg);
 Model starcoder2(const Config& cfg);
 Model phi(const Config& cfg);
 Model phi3(const Config& cfg);
+Model glm(const Config& cfg);       // GLM-4 as transformers ports it (glm-4-9b-chat-hf)
+Model glm4(const Config& cfg);      // GLM-4-0414 / GLM-Z1: sandwich norms
 Model nemotron(const Config& cfg);
 Model baichuan(const Config& cfg);   // Baichuan / Baichuan 2 (remote code)
 Model qwen(const Config& cfg);       // the first Qwen (remote code)
