@@ -36,7 +36,7 @@ void qwen2_5_vision(ModelBuilder& b, const QwenVisionSpec& s) {
   for (int64_t i = 0; i < s.depth; ++i) {
     const std::string k = p + "blocks." + std::to_string(i);
     vision_block(b, k, "vision_layer", n, s.hidden);
-    b.norm(k + ".norm1", s.hidden, NormKind::rmsnorm, Role::vision);
+    b.norm(k + ".norm1", s.hidden, s.norm, Role::vision);
     b.linear(k + ".attn.qkv", s.hidden, 3 * s.hidden, l);
     AttentionGeom g;
     g.heads = g.kv_heads = s.heads;
@@ -47,15 +47,16 @@ void qwen2_5_vision(ModelBuilder& b, const QwenVisionSpec& s) {
     b.attention(k + ".attn.attn", g, s.hidden);
     b.linear(k + ".attn.proj", s.hidden, s.hidden, l);
     b.residual(k + ".residual_attn", s.hidden);
-    b.norm(k + ".norm2", s.hidden, NormKind::rmsnorm, Role::vision);
-    mlp_block(b, {.prefix = k + ".mlp", .hidden = s.hidden, .intermediate = s.intermediate, .gated = true,
-                  .bias = true, .act = s.act, .role = Role::vision});
+    b.norm(k + ".norm2", s.hidden, s.norm, Role::vision);
+    mlp_block(b, {.prefix = k + ".mlp", .hidden = s.hidden, .intermediate = s.intermediate, .gated = s.gated_mlp,
+                  .bias = true, .act = s.act, .up = s.gated_mlp ? "up_proj" : "fc1",
+                  .down = s.gated_mlp ? "down_proj" : "fc2", .role = Role::vision});
     b.residual(k + ".residual_mlp", s.hidden);
   }
   // The merger runs on merged tokens (merge² patches each); ln_q normalises each patch first.
   const int64_t merged = s.hidden * s.merge * s.merge;
   vision_block(b, p + "merger", "projector", n / (s.merge * s.merge), s.hidden);
-  b.norm(p + "merger.ln_q", s.hidden, NormKind::rmsnorm, Role::projector);
+  b.norm(p + "merger.ln_q", s.hidden, s.norm, Role::projector);
   b.model().blocks.back().nodes.back().tokens_per_image = n;
   b.linear(p + "merger.mlp.0", merged, merged, {.bias = true, .role = Role::projector});
   b.activation(p + "merger.mlp.1", merged, "gelu");
@@ -183,6 +184,33 @@ QwenVisionSpec read_qwen2_5_vision(const Config& v, int64_t text_hidden) {
   s.full_blocks = v.has("fullatt_block_indexes") ? v.integer_list("fullatt_block_indexes")
                                                  : std::vector<int64_t>{7, 15, 23, 31};
   require(s.hidden % s.heads == 0, v, "num_heads", "the vision hidden_size must be divisible by num_heads.");
+  // Planning assumption: one 448 × 448 image, 32 × 32 patches of 14 px = 1024 patches, 256 tokens.
+  const int64_t per_side = std::max<int64_t>(1, 448 / s.patch / s.merge) * s.merge;
+  s.patches_per_image = per_side * per_side;
+  return s;
+}
+
+QwenVisionSpec read_qwen2_vision(const Config& v) {
+  // Qwen2VLVisionConfig defaults: depth=32, embed_dim=1280, hidden_size=3584 (the merger's output),
+  // hidden_act="quick_gelu", mlp_ratio=4, num_heads=16, in_channels=3, patch_size=14,
+  // spatial_merge_size=2, temporal_patch_size=2. Qwen2VLVisionBlock: mlp_hidden_dim = int(embed_dim * mlp_ratio).
+  QwenVisionSpec s;
+  s.hidden = v.positive_or({"embed_dim"}, 1280);
+  s.depth = v.positive_or({"depth"}, 32);
+  s.heads = v.positive_or({"num_heads"}, 16);
+  const double ratio = v.number_or("mlp_ratio", 4.0);
+  require(ratio > 0 && double(s.hidden) * ratio < 1e15, v, "mlp_ratio", "mlp_ratio must be a positive number.");
+  s.intermediate = int64_t(double(s.hidden) * ratio);
+  require(s.intermediate > 0, v, "mlp_ratio", "mlp_ratio times embed_dim must be at least 1.");
+  s.out_hidden = v.positive_or({"hidden_size"}, 3584);
+  s.patch = v.positive_or({"patch_size", "spatial_patch_size"}, 14);
+  s.temporal_patch = v.positive_or({"temporal_patch_size"}, 2);
+  s.merge = v.positive_or({"spatial_merge_size"}, 2);
+  s.channels = v.positive_or({"in_channels", "in_chans"}, 3);
+  s.act = v.string_or("hidden_act", "quick_gelu");
+  s.norm = NormKind::layernorm;
+  s.gated_mlp = false;
+  require(s.hidden % s.heads == 0, v, "num_heads", "the vision embed_dim must be divisible by num_heads.");
   // Planning assumption: one 448 × 448 image, 32 × 32 patches of 14 px = 1024 patches, 256 tokens.
   const int64_t per_side = std::max<int64_t>(1, 448 / s.patch / s.merge) * s.merge;
   s.patches_per_image = per_side * per_side;

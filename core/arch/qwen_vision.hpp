@@ -19,6 +19,10 @@ struct QwenVisionSpec {
   std::vector<int64_t> full_blocks;   // fullatt_block_indexes: blocks that attend to the whole image
   int64_t patches_per_image = 0;      // the planning assumption: patches of one reference image
   std::string act = "silu";
+  // Qwen2-VL's tower is Qwen2.5-VL's with LayerNorms (weight and bias) for norm1, norm2 and ln_q, and
+  // an ungated MLP fc1 → act → fc2 (VisionMlp).
+  NormKind norm = NormKind::rmsnorm;
+  bool gated_mlp = true;
   // Qwen3-VL only:
   int64_t position_table = 0;         // num_position_embeddings: pos_embed [table, hidden], interpolated
   std::vector<int64_t> deepstack;     // deepstack_visual_indexes: blocks whose output a merger adds to the text
@@ -33,9 +37,13 @@ struct QwenVisionSpec {
 /// mlp gate_proj/up_proj (bias) → silu(gate) * up → down_proj → add) → merger (ln_q RMSNorm over
 /// each patch → 2×2 patches concatenated to hidden * merge² → mlp.0 → GELU → mlp.2 →
 /// out_hidden: the image's tokens in the text). Domain::vision blocks.
+/// Qwen2-VL's (Qwen2VisionTransformerPretrainedModel): the same with spec.norm LayerNorm, an
+/// ungated mlp.fc1 / mlp.fc2 and every block global.
 void qwen2_5_vision(ModelBuilder& b, const QwenVisionSpec& spec);
 /// Qwen2_5_VLVisionConfig read with its class defaults; `out_hidden` falls back to `text_hidden`.
 QwenVisionSpec read_qwen2_5_vision(const Config& vision, int64_t text_hidden);
+/// Qwen2VLVisionConfig with its class defaults (embed_dim is the tower's width, hidden_size its output).
+QwenVisionSpec read_qwen2_vision(const Config& vision);
 
 /// Qwen3-VL: patch_embed.proj (Conv3d with bias) → + pos_embed (bilinearly interpolated rows of
 /// [position_table, hidden]) → blocks.N (norm1 LayerNorm → attn.qkv → attention over the whole image

@@ -100,6 +100,7 @@ const std::vector<Family>& family_registry() {
       {"wav2vec2", families::wav2vec2},
       {"whisper", families::whisper},
       {"qwen2_5_vl", families::qwen2_5_vl},
+      {"qwen2_vl", families::qwen2_vl},
       {"qwen3_vl", families::qwen3_vl},
       {"qwen3_5", families::qwen3_5},
       {"qwen3_5_moe", families::qwen3_5_moe},

@@ -74,6 +74,7 @@ Model clip(const Config& cfg);       // clip, siglip (contrastive text + vision 
 Model wav2vec2(const Config& cfg);
 Model whisper(const Config& cfg);
 Model qwen2_5_vl(const Config& cfg); // windowed vision tower + Qwen2 text
+Model qwen2_vl(const Config& cfg);   // Qwen2-VL: global LayerNorm vision tower + Qwen2 text
 Model qwen3_vl(const Config& cfg);   // vision tower with deepstack mergers + Qwen3 text
 // Qwen3-VL's tower and wrapper over the text model `text_type` read from text_config (qwen3_vl.cpp).
 Model qwen3_vl_over(const Config& cfg, const std::string& text_type, const std::string& family);
