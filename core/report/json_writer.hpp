@@ -26,8 +26,10 @@ struct LiteralKey {
   template <size_t N>
   consteval LiteralKey(const char (&s)[N]) : text(s, N - 1) {  // NOLINT: implicit on purpose
     if (N > 1024) throw "a literal key must be shorter than the writer's buffer";
-    for (const char c : text)
-      if (c < 0x20 || c == '"' || c == '\\' || c == 0x7f) throw "a literal key must need no escaping";
+    for (const char c : text) {
+      const auto u = static_cast<unsigned char>(c);  // char's signedness differs by target
+      if (u < 0x20 || u == '"' || u == '\\' || u >= 0x7f) throw "a literal key must need no escaping";
+    }
   }
   std::string_view text;
 };
