@@ -47,6 +47,7 @@ const std::vector<Family>& family_registry() {
       {"dbrx", families::dbrx},
       {"jamba", families::jamba},
       {"mamba", families::mamba},
+      {"falcon_mamba", families::falcon_mamba},
       {"mixtral", families::mixtral},
       {"qwen2_moe", families::qwen2_moe},
       {"qwen3", families::qwen3},

@@ -16,6 +16,7 @@ Model deepseek_v4(const Config& cfg);  // hyper-connections, CSA / HCA compresse
 Model dbrx(const Config& cfg);
 Model jamba(const Config& cfg);     // attention/Mamba hybrid with MoE
 Model mamba(const Config& cfg);     // pure state-space model
+Model falcon_mamba(const Config& cfg);  // Mamba's parameters, FalconMambaConfig's defaults
 Model gpt_oss(const Config& cfg);   // MoE with biased stacked experts, attention sinks
 Model qwen3_next(const Config& cfg);    // gated delta net + gated attention, MoE
 Model qwen3_5_text(const Config& cfg);  // the Qwen3.5 language model (dense), split delta-net projections

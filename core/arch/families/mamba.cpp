@@ -1,6 +1,9 @@
 // Mamba (transformers models/mamba/modeling_mamba.py, MambaForCausalLM): a pure state-space model.
 // No attention, so no KV cache: each layer keeps a constant conv + SSM state per sequence
 // (Dims::ssm_*). Each layer is an RMSNorm and a Mamba mixer; the head is tied to the embeddings.
+// FalconMamba (models/falcon_mamba, FalconMambaForCausalLM; tiiuae/falcon-mamba-7b): the same
+// parameters (FalconMambaMixer(MambaMixer) adds RMS normalisations of dt, B and C without weights),
+// FalconMambaConfig's use_bias default False where MambaConfig's is True.
 #include <nlohmann/json.hpp>
 
 #include "../blocks.hpp"
@@ -9,7 +12,8 @@
 
 namespace cardfit::families {
 
-Model mamba(const Config& c) {
+namespace {
+Model mamba_like(const Config& c, const char* type, bool use_bias_default) {
   // MambaConfig defaults. intermediate_size is expand * hidden_size unless the file stores it
   // (PretrainedConfig sets the stored key after the constructor computed it).
   const int64_t vocab = c.positive_or({"vocab_size"}, 50280);
@@ -19,7 +23,7 @@ Model mamba(const Config& c) {
   const int64_t expand = c.positive_or({"expand"}, 2);
   const int64_t inner = c.positive_or({"intermediate_size"}, checked_mul(expand, hidden, "expand × hidden_size"));
   const int64_t kernel = c.positive_or({"conv_kernel"}, 4);
-  const bool use_bias = c.boolean_or("use_bias", true);
+  const bool use_bias = c.boolean_or("use_bias", use_bias_default);
   const bool conv_bias = c.boolean_or("use_conv_bias", true);
   const bool tied = c.boolean_or("tie_word_embeddings", true);
   const std::string act = c.string_or("hidden_act", "silu");
@@ -30,7 +34,7 @@ Model mamba(const Config& c) {
     require(c.string_or("time_step_rank", "auto") == "auto", c, "time_step_rank",
             "time_step_rank must be a positive integer or \"auto\".");
 
-  ModelBuilder b("mamba", "mamba");
+  ModelBuilder b(type, "mamba");
   Dims& d = b.dims();
   d.hidden = hidden;
   d.layers = layers;
@@ -59,5 +63,9 @@ Model mamba(const Config& c) {
   lm_head(b, "lm_head", hidden, vocab, tied ? "backbone.embeddings.weight" : "");
   return b.finish();
 }
+}  // namespace
+
+Model mamba(const Config& c) { return mamba_like(c, "mamba", true); }
+Model falcon_mamba(const Config& c) { return mamba_like(c, "falcon_mamba", false); }
 
 }  // namespace cardfit::families
