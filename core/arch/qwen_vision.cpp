@@ -25,6 +25,23 @@ void patch_embed(ModelBuilder& b, const QwenVisionSpec& s, const std::string& p,
   b.reads({});  // pixel values
   b.node(patch);
 }
+
+// The planning assumption of every Qwen tower: one 448 x 448 image, cut into patches and merged
+// merge x merge patches to a text token (14 px patches: 1024 patches, 256 tokens).
+void plan_reference_image(QwenVisionSpec& s) {
+  const int64_t per_side = std::max<int64_t>(1, 448 / s.patch / s.merge) * s.merge;
+  s.patches_per_image = per_side * per_side;
+}
+
+// Qwen2-VL's and Qwen2.5-VL's patch grid keys, the same in both configs (older files: in_chans,
+// spatial_patch_size), then the reference image.
+void read_qwen2_patch_grid(const Config& v, QwenVisionSpec& s) {
+  s.patch = v.positive_or({"patch_size", "spatial_patch_size"}, 14);
+  s.temporal_patch = v.positive_or({"temporal_patch_size"}, 2);
+  s.merge = v.positive_or({"spatial_merge_size"}, 2);
+  s.channels = v.positive_or({"in_channels", "in_chans"}, 3);
+  plan_reference_image(s);
+}
 }  // namespace
 
 void qwen2_5_vision(ModelBuilder& b, const QwenVisionSpec& s) {
@@ -133,9 +150,7 @@ QwenVisionSpec read_qwen3_vision(const Config& v, int64_t text_hidden) {
   require(s.hidden % s.heads == 0, v, "num_heads", "the vision hidden_size must be divisible by num_heads.");
   for (int64_t k : s.deepstack)
     require(k >= 0 && k < s.depth, v, "deepstack_visual_indexes", "deepstack_visual_indexes must name blocks below depth.");
-  // Planning assumption: one 448 x 448 image (28 x 28 patches of 16 px = 784 patches, 196 tokens).
-  const int64_t per_side = std::max<int64_t>(1, 448 / s.patch / s.merge) * s.merge;
-  s.patches_per_image = per_side * per_side;
+  plan_reference_image(s);  // 28 x 28 patches of 16 px = 784 patches, 196 tokens
   return s;
 }
 
@@ -173,10 +188,7 @@ QwenVisionSpec read_qwen2_5_vision(const Config& v, int64_t text_hidden) {
   s.heads = v.positive_or({"num_heads"}, 16);
   s.intermediate = v.positive_or({"intermediate_size"}, 3420);
   s.out_hidden = v.positive_or({"out_hidden_size"}, text_hidden);
-  s.patch = v.positive_or({"patch_size", "spatial_patch_size"}, 14);
-  s.temporal_patch = v.positive_or({"temporal_patch_size"}, 2);
-  s.merge = v.positive_or({"spatial_merge_size"}, 2);
-  s.channels = v.positive_or({"in_channels", "in_chans"}, 3);
+  read_qwen2_patch_grid(v, s);  // before the window, which is counted in patches
   s.act = v.string_or("hidden_act", "silu");
   // window_size is in pixels: (window / patch)² patches per window (112 / 14 → 8 × 8 = 64).
   const int64_t side = v.positive_or({"window_size"}, 112) / s.patch;
@@ -184,9 +196,6 @@ QwenVisionSpec read_qwen2_5_vision(const Config& v, int64_t text_hidden) {
   s.full_blocks = v.has("fullatt_block_indexes") ? v.integer_list("fullatt_block_indexes")
                                                  : std::vector<int64_t>{7, 15, 23, 31};
   require(s.hidden % s.heads == 0, v, "num_heads", "the vision hidden_size must be divisible by num_heads.");
-  // Planning assumption: one 448 × 448 image, 32 × 32 patches of 14 px = 1024 patches, 256 tokens.
-  const int64_t per_side = std::max<int64_t>(1, 448 / s.patch / s.merge) * s.merge;
-  s.patches_per_image = per_side * per_side;
   return s;
 }
 
@@ -203,17 +212,11 @@ QwenVisionSpec read_qwen2_vision(const Config& v) {
   s.intermediate = int64_t(double(s.hidden) * ratio);
   require(s.intermediate > 0, v, "mlp_ratio", "mlp_ratio times embed_dim must be at least 1.");
   s.out_hidden = v.positive_or({"hidden_size"}, 3584);
-  s.patch = v.positive_or({"patch_size", "spatial_patch_size"}, 14);
-  s.temporal_patch = v.positive_or({"temporal_patch_size"}, 2);
-  s.merge = v.positive_or({"spatial_merge_size"}, 2);
-  s.channels = v.positive_or({"in_channels", "in_chans"}, 3);
+  read_qwen2_patch_grid(v, s);
   s.act = v.string_or("hidden_act", "quick_gelu");
   s.norm = NormKind::layernorm;
   s.gated_mlp = false;
   require(s.hidden % s.heads == 0, v, "num_heads", "the vision embed_dim must be divisible by num_heads.");
-  // Planning assumption: one 448 × 448 image, 32 × 32 patches of 14 px = 1024 patches, 256 tokens.
-  const int64_t per_side = std::max<int64_t>(1, 448 / s.patch / s.merge) * s.merge;
-  s.patches_per_image = per_side * per_side;
   return s;
 }
 
