@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "arch/stored_dtype.hpp"
@@ -40,6 +41,9 @@ inline int64_t checked_add(int64_t a, int64_t b, const char* what = "a size") {
   return r;
 }
 
+/// a / b rounded up, for a >= 0 (a itself when b <= 1: one rank, one group).
+inline int64_t ceil_div(int64_t a, int64_t b) { return b <= 1 ? a : (a + b - 1) / b; }
+
 enum class Role { embedding, position_embedding, norm, attention, mlp, router, expert, head, ssm, vision, projector, other };
 const char* role_name(Role role);
 
@@ -70,6 +74,15 @@ struct Tensor {
   int64_t each() const { return numel(shape); }  // one copy's elements (per-tensor rules use it)
   int64_t count() const { return copies == 1 ? each() : checked_mul(each(), copies, "a stacked tensor's elements"); }
 };
+/// A tensor made outside the layer builders (a checkpoint's stored scales, packed blocks, MTP copies).
+inline Tensor make_tensor(std::string name, Shape shape, Role role, bool linear = false) {
+  Tensor t;
+  t.name = std::move(name);
+  t.shape = std::move(shape);
+  t.role = role;
+  t.linear = linear;
+  return t;
+}
 
 /// Where a name's expert index stands: the digits after its first ".experts." (index -1: none).
 struct ExpertIndex {

@@ -10,10 +10,6 @@ std::string first_architecture(const Config& c) {
   return archs.empty() ? "" : archs.front();
 }
 
-bool ends_with_text(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 bool stores_position_ids(const Config& c) {
   const std::string v = c.string_or("transformers_version", "");
   int major = 0, minor = 0;

@@ -12,7 +12,6 @@ namespace cardfit {
 
 /// architectures[0], or "" when the config names none.
 std::string first_architecture(const Config& c);
-bool ends_with_text(const std::string& s, const std::string& tail);
 
 /// transformers registered `embeddings.position_ids` as a persistent buffer from v3.0 until v4.31
 /// (then persistent=False): a checkpoint saved by a version in [3.0, 4.31) stores it, int64

@@ -5,10 +5,6 @@
 namespace cardfit {
 
 namespace {
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 Tensor part(const Tensor& stack, std::string name, int64_t out, int64_t in, bool first) {
   Tensor t;
   t.name = std::move(name);
@@ -27,11 +23,11 @@ std::vector<Tensor> expert_parts(const Tensor& s) {
   const bool out_in = s.expert_axes == ExpertAxes::out_in;
   const int64_t out = out_in ? s.shape[1] : s.shape[2], in = out_in ? s.shape[2] : s.shape[1];
   static const std::string gate_up = "experts.gate_up_proj", down = "experts.down_proj";
-  if (ends_with(s.name, gate_up) && out % 2 == 0) {
+  if (s.name.ends_with(gate_up) && out % 2 == 0) {
     const std::string p = s.name.substr(0, s.name.size() - gate_up.size()) + "experts.0.";
     return {part(s, p + "gate_proj.weight", out / 2, in, true), part(s, p + "up_proj.weight", out / 2, in, false)};
   }
-  if (ends_with(s.name, down))
+  if (s.name.ends_with(down))
     return {part(s, s.name.substr(0, s.name.size() - down.size()) + "experts.0.down_proj.weight", out, in, true)};
   return {};
 }

@@ -28,22 +28,9 @@
 namespace cardfit {
 
 namespace {
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 constexpr int64_t kBlock = 64, kNestedBlock = 256;
 constexpr int64_t kOffsetMin = 3, kOffsetMax = 22;  // characters of repr(nested_offset)
 
-Tensor make(std::string name, Shape shape, Role role) {
-  Tensor t;
-  t.name = std::move(name);
-  t.shape = std::move(shape);
-  t.role = role;
-  return t;
-}
 }  // namespace
 
 std::string bnb_quant_state_json(const std::string& quant_type, int64_t blocksize, const std::string& dtype,
@@ -89,7 +76,7 @@ void add_bitsandbytes_extras(const Config& q, Model& m, const std::string& torch
   for (size_t i = 0; i < m.tensors.size(); ++i) {
     const Tensor& t = m.tensors[i];
     if (!t.linear || t.role == Role::head || t.role == Role::embedding || !t.tied_to.empty() || t.shape.size() != 2 ||
-        !ends_with(t.name, ".weight"))
+        !t.name.ends_with(".weight"))
       continue;
     const bool skipped = !skip.empty() && for_every_copy(t, [&](const std::string& name) {
       for (const auto& s : skip)
@@ -103,7 +90,7 @@ void add_bitsandbytes_extras(const Config& q, Model& m, const std::string& torch
     const int64_t out = t.shape[0], in = t.shape[1];
     auto add = [&](std::string name, Shape shape, ExtraRole role, StoredDtype dt) -> StoredExtra& {
       StoredExtra x;
-      x.tensor = make(std::move(name), std::move(shape), t.role);
+      x.tensor = make_tensor(std::move(name), std::move(shape), t.role);
       x.role = role;
       x.dtype = dt;
       x.of_tensor = index;

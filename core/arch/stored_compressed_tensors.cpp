@@ -39,12 +39,6 @@ namespace cardfit {
 namespace {
 using nlohmann::json;
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 // One QuantizationArgs, with the defaults validate_model_after infers.
 struct Args {
   bool present = false;
@@ -200,13 +194,6 @@ Shape qparam_shape(const Args& a, int64_t rows, int64_t cols) {
   return {1};
 }
 
-Tensor make(std::string name, Shape shape, Role role) {
-  Tensor t;
-  t.name = std::move(name);
-  t.shape = std::move(shape);
-  t.role = role;
-  return t;
-}
 }  // namespace
 
 void add_compressed_tensors_extras(const Config& q, Model& m, StoredDtype weight_dtype) {
@@ -326,21 +313,21 @@ void add_compressed_tensors_extras(const Config& q, Model& m, StoredDtype weight
         x.replaces = m.tensors[size_t(index)].name;
         x.replaces_elements = t.each();
       }
-      add(make(stem + "weight_scale", qs, role), ExtraRole::quant_scale, scale_dtype, index).of_tensor_dtype =
+      add(make_tensor(stem + "weight_scale", qs, role), ExtraRole::quant_scale, scale_dtype, index).of_tensor_dtype =
           part ? StoredDtype::unset : stored;
-      if (!w.symmetric) add(make(stem + "weight_zero_point", qs, role), ExtraRole::quant_scale, w.zp_dtype, index);
+      if (!w.symmetric) add(make_tensor(stem + "weight_zero_point", qs, role), ExtraRole::quant_scale, w.zp_dtype, index);
     } else if (format == "pack-quantized") {
       if (w.is_float) { unsupported.push_back(module + " (pack-quantized float weights)"); return true; }
-      StoredExtra& p = add(make(stem + "weight_packed", {out, ceil_div(checked_mul(in, w.bits), 32)}, role),
+      StoredExtra& p = add(make_tensor(stem + "weight_packed", {out, ceil_div(checked_mul(in, w.bits), 32)}, role),
                            ExtraRole::quant_blocks, StoredDtype::i32, index);
       p.replaces = m.tensors[size_t(index)].name;
       if (part) p.replaces_elements = t.each();
       p.values_per_element = 32 % w.bits == 0 ? 32 / w.bits : 1;  // 3, 5, 6, 7 bits straddle words
-      add(make(stem + "weight_shape", {2}, role), ExtraRole::quant_state, StoredDtype::i64, index);
-      add(make(stem + "weight_scale", qs, role), ExtraRole::quant_scale, scale_dtype, index);
+      add(make_tensor(stem + "weight_shape", {2}, role), ExtraRole::quant_state, StoredDtype::i64, index);
+      add(make_tensor(stem + "weight_scale", qs, role), ExtraRole::quant_scale, scale_dtype, index);
       if (!w.symmetric) {
         const bool packed_zp = w.strategy == "group" || w.strategy == "channel";
-        add(make(stem + "weight_zero_point", packed_zp ? Shape{ceil_div(checked_mul(out, w.bits), 32), qs[1]} : qs, role),
+        add(make_tensor(stem + "weight_zero_point", packed_zp ? Shape{ceil_div(checked_mul(out, w.bits), 32), qs[1]} : qs, role),
             ExtraRole::quant_scale, packed_zp ? StoredDtype::i32 : w.zp_dtype, index);
       }
     } else if (format == "nvfp4-pack-quantized" || format == "mxfp4-pack-quantized") {
@@ -349,39 +336,39 @@ void add_compressed_tensors_extras(const Config& q, Model& m, StoredDtype weight
         unsupported.push_back(module + (mx ? " (mxfp4 needs float 4-bit, groups of 32, even in)" : " (nvfp4 needs float 4-bit, even in)"));
         return true;
       }
-      StoredExtra& p = add(make(stem + "weight_packed", {out, in / 2}, role), ExtraRole::quant_blocks, StoredDtype::u8, index);
+      StoredExtra& p = add(make_tensor(stem + "weight_packed", {out, in / 2}, role), ExtraRole::quant_blocks, StoredDtype::u8, index);
       p.replaces = m.tensors[size_t(index)].name;
       if (part) p.replaces_elements = t.each();
       p.values_per_element = 2;
       if (w.scale_dtype == StoredDtype::unset) scale_dtype = mx ? StoredDtype::u8 : StoredDtype::f8_e4m3;
-      add(make(stem + "weight_scale", qs, role), ExtraRole::quant_scale, scale_dtype, index);
-      if (!w.symmetric) add(make(stem + "weight_zero_point", qs, role), ExtraRole::quant_scale, w.zp_dtype, index);
+      add(make_tensor(stem + "weight_scale", qs, role), ExtraRole::quant_scale, scale_dtype, index);
+      if (!w.symmetric) add(make_tensor(stem + "weight_zero_point", qs, role), ExtraRole::quant_scale, w.zp_dtype, index);
     } else {
       unsupported.push_back(module + " (format " + format + ")");
       return true;
     }
-    if (w.strategy == "tensor_group") add(make(stem + "weight_global_scale", {1}, role), ExtraRole::quant_scale, StoredDtype::f32, index);
-    if (w.actorder_group) add(make(stem + "weight_g_idx", {in}, role), ExtraRole::lookup_table, StoredDtype::i32, index);
+    if (w.strategy == "tensor_group") add(make_tensor(stem + "weight_global_scale", {1}, role), ExtraRole::quant_scale, StoredDtype::f32, index);
+    if (w.actorder_group) add(make_tensor(stem + "weight_g_idx", {in}, role), ExtraRole::lookup_table, StoredDtype::i32, index);
     // Static activation qparams: observed over the input features (input) or output features (output).
     for (const auto& [base, a, cols] : {std::tuple<std::string, const Args&, int64_t>{"input", g->input, in},
                                         std::tuple<std::string, const Args&, int64_t>{"output", g->output, out}}) {
       if (!a.present || a.dynamic == "true") continue;
-      if (a.strategy == "tensor_group") add(make(stem + base + "_global_scale", {1}, role), ExtraRole::quant_scale, StoredDtype::f32, index);
+      if (a.strategy == "tensor_group") add(make_tensor(stem + base + "_global_scale", {1}, role), ExtraRole::quant_scale, StoredDtype::f32, index);
       if (a.dynamic == "local") continue;
       if (a.strategy == "channel" || a.strategy == "block" || a.strategy == "token") {
         unsupported.push_back(module + " (static " + base + " strategy " + a.strategy + ")");
         continue;
       }
       const Shape s = qparam_shape(a, 0, cols);
-      add(make(stem + base + "_scale", s, role), ExtraRole::quant_scale, a.scale_dtype == StoredDtype::unset ? scale16 : a.scale_dtype, index);
-      if (!a.symmetric) add(make(stem + base + "_zero_point", s, role), ExtraRole::quant_scale, a.zp_dtype, index);
+      add(make_tensor(stem + base + "_scale", s, role), ExtraRole::quant_scale, a.scale_dtype == StoredDtype::unset ? scale16 : a.scale_dtype, index);
+      if (!a.symmetric) add(make_tensor(stem + base + "_zero_point", s, role), ExtraRole::quant_scale, a.zp_dtype, index);
     }
     inherit_copies(m.stored_extras, first, t);
     return true;
   };
   for (size_t i = 0; i < m.tensors.size(); ++i) {
     const Tensor& t = m.tensors[i];
-    if (t.tied_to.empty() && t.shape.size() == 2 && ends_with(t.name, ".weight")) convert(t, int32_t(i), false);
+    if (t.tied_to.empty() && t.shape.size() == 2 && t.name.ends_with(".weight")) convert(t, int32_t(i), false);
   }
   // Fused expert stacks, as the per-expert linears the library quantizes (expert_parts.hpp).
   for (const SplitStack& s : split_stacks(m)) {
@@ -398,11 +385,11 @@ void add_compressed_tensors_extras(const Config& q, Model& m, StoredDtype weight
       unsupported.push_back("kv_cache_scheme (strategy " + kv.strategy + ")");
     } else if (kv.dynamic != "true") {
       for (const auto& t : m.tensors) {
-        if (!ends_with(t.name, ".k_proj.weight")) continue;
+        if (!t.name.ends_with(".k_proj.weight")) continue;
         const std::string attn = t.name.substr(0, t.name.size() - 13);
         for (const char* base : {"k", "v"}) {
-          add(make(attn + base + "_scale", {1}, t.role), ExtraRole::quant_scale, kv.scale_dtype == StoredDtype::unset ? scale16 : kv.scale_dtype, -1);
-          if (!kv.symmetric) add(make(attn + base + "_zero_point", {1}, t.role), ExtraRole::quant_scale, kv.zp_dtype, -1);
+          add(make_tensor(attn + base + "_scale", {1}, t.role), ExtraRole::quant_scale, kv.scale_dtype == StoredDtype::unset ? scale16 : kv.scale_dtype, -1);
+          if (!kv.symmetric) add(make_tensor(attn + base + "_zero_point", {1}, t.role), ExtraRole::quant_scale, kv.zp_dtype, -1);
         }
       }
     }

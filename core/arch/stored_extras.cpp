@@ -36,23 +36,8 @@
 namespace cardfit {
 
 namespace {
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 void add(Model& m, Tensor t, ExtraRole role, StoredDtype dtype, std::string replaces = "", int64_t vpe = 1) {
   m.stored_extras.push_back({std::move(t), role, dtype, std::move(replaces), vpe});
-}
-
-Tensor make(std::string name, Shape shape, Role role, bool linear = false) {
-  Tensor t;
-  t.name = std::move(name);
-  t.shape = std::move(shape);
-  t.role = role;
-  t.linear = linear;
-  return t;
-}
-
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
 // The parameters and stored buffers of one decoder layer, renamed from `from` to `to`. Routed experts
@@ -137,9 +122,8 @@ StoredDtype fp8_scale_dtype(const Model& m) {
 }
 
 void add_fp8_scale(Model& m, const Tensor& weight, const Fp8Block& block) {
-  add(m, make(weight.name + "_scale_inv", {ceil_div(weight.shape[0], block.rows), ceil_div(weight.shape[1], block.cols)},
-              weight.role),
-      ExtraRole::quant_scale, fp8_scale_dtype(m));
+  const Shape scale{ceil_div(weight.shape[0], block.rows), ceil_div(weight.shape[1], block.cols)};
+  add(m, make_tensor(weight.name + "_scale_inv", scale, weight.role), ExtraRole::quant_scale, fp8_scale_dtype(m));
   m.stored_extras.back().served_dtype = StoredDtype::f32;
 }
 
@@ -148,7 +132,7 @@ void fp8_scales(const Config& q, Model& m, const std::vector<std::string>& skip)
   std::vector<std::pair<Tensor, int32_t>> weights;  // and its index in m.tensors (-1: an MTP layer's)
   auto consider = [&](const Tensor& t, int32_t index) {
     const bool fp8 = t.linear && t.role != Role::head && t.role != Role::embedding && t.role != Role::router &&
-                     t.tied_to.empty() && t.shape.size() == 2 && ends_with(t.name, ".weight") && !excluded(skip, t);
+                     t.tied_to.empty() && t.shape.size() == 2 && t.name.ends_with(".weight") && !excluded(skip, t);
     if (fp8) weights.emplace_back(t, index);
   };
   for (size_t i = 0; i < m.tensors.size(); ++i) consider(m.tensors[i], int32_t(i));
@@ -189,9 +173,9 @@ void mxfp4(Model& m, const std::vector<std::string>& skip) {
                         " input features, not a multiple of 32; its blocks are not listed.");
       continue;
     }
-    add(m, make(t.name + "_blocks", {e, out, in / 32, 16}, t.role), ExtraRole::quant_blocks, StoredDtype::u8, t.name, 2);
+    add(m, make_tensor(t.name + "_blocks", {e, out, in / 32, 16}, t.role), ExtraRole::quant_blocks, StoredDtype::u8, t.name, 2);
     m.stored_extras.back().of_tensor = index;
-    add(m, make(t.name + "_scales", {e, out, in / 32}, t.role), ExtraRole::quant_scale, StoredDtype::u8);
+    add(m, make_tensor(t.name + "_scales", {e, out, in / 32}, t.role), ExtraRole::quant_scale, StoredDtype::u8);
     m.stored_extras.back().of_tensor = index;
     inherit_copies(m.stored_extras, m.stored_extras.size() - 2, t);
   }
@@ -214,7 +198,7 @@ void int_packed(const Config& q, Model& m, const std::vector<std::string>& skip,
   for (size_t i = 0; i < m.tensors.size(); ++i) {
     const Tensor& t = m.tensors[i];
     if (t.linear && t.role != Role::head && t.role != Role::embedding && t.role != Role::router && t.tied_to.empty() &&
-        t.shape.size() == 2 && ends_with(t.name, ".weight") && !excluded(skip, t))
+        t.shape.size() == 2 && t.name.ends_with(".weight") && !excluded(skip, t))
       weights.emplace_back(t, int32_t(i));
   }
   const int64_t per_word = 32 / bits;
@@ -231,12 +215,12 @@ void int_packed(const Config& q, Model& m, const std::vector<std::string>& skip,
       return;
     }
     const std::string& replaced = m.tensors[size_t(index)].name;
-    if (gptq) add(m, make(stem + "qweight", {in * bits / 32, out}, t.role), ExtraRole::quant_blocks, StoredDtype::i32, replaced, per_word);
-    else add(m, make(stem + "qweight", {in, out * bits / 32}, t.role), ExtraRole::quant_blocks, StoredDtype::i32, replaced, per_word);
+    if (gptq) add(m, make_tensor(stem + "qweight", {in * bits / 32, out}, t.role), ExtraRole::quant_blocks, StoredDtype::i32, replaced, per_word);
+    else add(m, make_tensor(stem + "qweight", {in, out * bits / 32}, t.role), ExtraRole::quant_blocks, StoredDtype::i32, replaced, per_word);
     if (part) m.stored_extras.back().replaces_elements = t.each();
-    add(m, make(stem + "qzeros", {groups, ceil_div(out * bits, 32)}, t.role), ExtraRole::quant_scale, StoredDtype::i32);
-    add(m, make(stem + "scales", {groups, out}, t.role), ExtraRole::quant_scale, StoredDtype::f16);
-    if (gptq) add(m, make(stem + "g_idx", {in}, t.role), ExtraRole::lookup_table, StoredDtype::i32);
+    add(m, make_tensor(stem + "qzeros", {groups, ceil_div(out * bits, 32)}, t.role), ExtraRole::quant_scale, StoredDtype::i32);
+    add(m, make_tensor(stem + "scales", {groups, out}, t.role), ExtraRole::quant_scale, StoredDtype::f16);
+    if (gptq) add(m, make_tensor(stem + "g_idx", {in}, t.role), ExtraRole::lookup_table, StoredDtype::i32);
     for (size_t k = first; k < m.stored_extras.size(); ++k) m.stored_extras[k].of_tensor = index;
     inherit_copies(m.stored_extras, first, t);
   };
@@ -285,38 +269,38 @@ void add_nextn_layers(Model& m, int64_t count, int64_t layers, int64_t source_la
   const std::string from = layer_prefix + std::to_string(source_layer) + ".";
   for (int64_t j = 0; j < count; ++j) {
     const std::string p = layer_prefix + std::to_string(layers + j) + ".";
-    add(m, make(p + "embed_tokens.weight", {vocab, hidden}, Role::embedding), ExtraRole::mtp, StoredDtype::bf16);
-    add(m, make(p + "enorm.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
-    add(m, make(p + "hnorm.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
+    add(m, make_tensor(p + "embed_tokens.weight", {vocab, hidden}, Role::embedding), ExtraRole::mtp, StoredDtype::bf16);
+    add(m, make_tensor(p + "enorm.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
+    add(m, make_tensor(p + "hnorm.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
     // Not FP8 in DeepSeek-V3's checkpoint (its published total has no scales for it): linear = false.
-    add(m, make(p + "eh_proj.weight", {hidden, checked_mul(2, hidden)}, Role::other), ExtraRole::mtp, StoredDtype::bf16);
+    add(m, make_tensor(p + "eh_proj.weight", {hidden, checked_mul(2, hidden)}, Role::other), ExtraRole::mtp, StoredDtype::bf16);
     copy_layer(m, from, p, false);
-    add(m, make(p + "shared_head.norm.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
-    add(m, make(p + "shared_head.head.weight", {vocab, hidden}, Role::head), ExtraRole::mtp, StoredDtype::bf16);
+    add(m, make_tensor(p + "shared_head.norm.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
+    add(m, make_tensor(p + "shared_head.head.weight", {vocab, hidden}, Role::head), ExtraRole::mtp, StoredDtype::bf16);
   }
 }
 
 void add_qwen_mtp_layers(Model& m, int64_t count, int64_t source_layer, int64_t hidden) {
   // Not FP8 in Qwen3.6-35B-A3B-FP8: its 1,560 MTP tensors are the 785 of the bf16 layout plus the
   // scales of the layer's linears alone (public loaders' counts, 2026-12-04): linear = false.
-  add(m, make("mtp.fc.weight", {hidden, checked_mul(2, hidden)}, Role::other), ExtraRole::mtp, StoredDtype::bf16);
-  add(m, make("mtp.pre_fc_norm_embedding.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
-  add(m, make("mtp.pre_fc_norm_hidden.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
+  add(m, make_tensor("mtp.fc.weight", {hidden, checked_mul(2, hidden)}, Role::other), ExtraRole::mtp, StoredDtype::bf16);
+  add(m, make_tensor("mtp.pre_fc_norm_embedding.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
+  add(m, make_tensor("mtp.pre_fc_norm_hidden.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
   const std::string from = "model.layers." + std::to_string(source_layer) + ".";
   for (int64_t j = 0; j < count; ++j) copy_layer(m, from, "mtp.layers." + std::to_string(j) + ".", true);
-  add(m, make("mtp.norm.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
+  add(m, make_tensor("mtp.norm.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
 }
 
 void add_nemotron_h_mtp_layers(Model& m, const std::vector<std::string>& sources, int64_t hidden) {
   for (size_t j = 0; j < sources.size(); ++j) {
     const std::string p = "mtp.layers." + std::to_string(j) + ".";
     if (j == 0) {  // the fusion of the token embedding and the model's last hidden state
-      add(m, make(p + "enorm.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
-      add(m, make(p + "hnorm.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
-      add(m, make(p + "eh_proj.weight", {hidden, checked_mul(2, hidden)}, Role::other, true), ExtraRole::mtp, StoredDtype::bf16);
+      add(m, make_tensor(p + "enorm.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
+      add(m, make_tensor(p + "hnorm.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
+      add(m, make_tensor(p + "eh_proj.weight", {hidden, checked_mul(2, hidden)}, Role::other, true), ExtraRole::mtp, StoredDtype::bf16);
     }
     copy_layer(m, sources[j] + ".", p, false);
-    if (j + 1 == sources.size()) add(m, make(p + "final_layernorm.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
+    if (j + 1 == sources.size()) add(m, make_tensor(p + "final_layernorm.weight", {hidden}, Role::norm), ExtraRole::mtp, StoredDtype::bf16);
   }
 }
 

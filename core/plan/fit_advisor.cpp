@@ -18,13 +18,12 @@ namespace cardfit {
 using nlohmann::json;
 
 namespace {
-constexpr int64_t kMaxBatch = int64_t(1) << 20;
 constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
 constexpr int64_t kMaxSeq = int64_t(1) << 24;
 
-// One planned configuration: the options, the mode and the sequence length the mode plans with
+// One candidate configuration: the options, the mode and the sequence length the mode plans with
 // (serving: serve_seq).
-struct Config {
+struct Candidate {
   Options o;
   Mode mode = Mode::full;
   int64_t seq = 0;
@@ -46,8 +45,8 @@ class Advisor {
     mfu_ = p.options.mfu.value_or(cat.mfu);
   }
 
-  Config request() const {
-    Config c;
+  Candidate request() const {
+    Candidate c;
     c.o = p_.options;
     c.mode = p_.options.mode;
     c.seq = c.mode == Mode::serve ? p_.serve_seq : p_.seq;
@@ -56,7 +55,7 @@ class Advisor {
 
   // Reserved bytes of one card at the config's batch (the planner's requested plan at those
   // options); kNever when the model overflows (a seq the search probes far beyond any card).
-  int64_t reserved(const Config& c, int64_t batch) const {
+  int64_t reserved(const Candidate& c, int64_t batch) const {
     try {
       const MemoryModel mm(m_, c.o, c.mode, c.seq, ov_);
       return mm.reserved(batch);
@@ -65,7 +64,7 @@ class Advisor {
     }
   }
 
-  Evaluated evaluate(const Config& c) const {
+  Evaluated evaluate(const Candidate& c) const {
     Evaluated e;
     try {
       const MemoryModel mm(m_, c.o, c.mode, c.seq, ov_);
@@ -81,7 +80,7 @@ class Advisor {
 
   // The split solver's cut of `strategy` (zero3 / tensor) over cards of this type, at micro-batch
   // 1 (what the planner's splits plan): within the cards you have, or (one card) the fewest needed.
-  std::optional<SplitOption> sharded(const Config& c, const std::string& strategy) const {
+  std::optional<SplitOption> sharded(const Candidate& c, const std::string& strategy) const {
     try {
       const MemoryModel mm(m_, c.o, c.mode, c.seq, ov_);
       SplitSolver solver(mm);
@@ -97,7 +96,7 @@ class Advisor {
   }
 
   // Per-rank reserved bytes of `strategy` over n cards at micro-batch 1, fitting or not.
-  int64_t sharded_at(const Config& c, const std::string& strategy, int64_t n) const {
+  int64_t sharded_at(const Candidate& c, const std::string& strategy, int64_t n) const {
     try {
       const MemoryModel mm(m_, c.o, c.mode, c.seq, ov_);
       SplitSolver solver(mm);
@@ -107,11 +106,11 @@ class Advisor {
     }
   }
 
-  double flops_per_token(const Config& c) const {
+  double flops_per_token(const Candidate& c) const {
     if (c.mode == Mode::serve) return 0;
     return step_flops_per_token(m_, c.o, c.mode, c.seq);
   }
-  double step_seconds(const Config& c) const {
+  double step_seconds(const Candidate& c) const {
     const double peak = card_.dense_tflops(c.o.precision);
     if (c.mode == Mode::serve || peak <= 0) return 0;
     const double tokens = double(c.seq) * double(c.o.batch) * double(c.o.grad_accum);
@@ -168,7 +167,7 @@ FitAdvice advise_fit(const Model& m, const Plan& plan, const Catalog& cat, const
   out.card = &card;
   out.cards = a.owned_;
   out.mfu = a.mfu_;
-  const Config base = a.request();
+  const Candidate base = a.request();
   out.mode = base.mode;
   out.batch = base.o.batch;
   out.grad_accum = base.o.grad_accum;
@@ -182,18 +181,18 @@ FitAdvice advise_fit(const Model& m, const Plan& plan, const Catalog& cat, const
   const bool serve = base.mode == Mode::serve;
   const bool adapters = base.mode == Mode::lora || base.mode == Mode::qlora;
 
-  auto with = [&](const Config& from, const char* id, auto&& change) {
-    Config c = from;
+  auto with = [&](const Candidate& from, const char* id, auto&& change) {
+    Candidate c = from;
     change(c);
     c.o.mode = c.mode;
     c.ids.push_back(id);
     return c;
   };
-  auto ratio = [&](const Config& c) {
+  auto ratio = [&](const Candidate& c) {
     const double f = a.flops_per_token(c);
     return base_flops > 0 && f > 0 ? f / base_flops : 1.0;
   };
-  auto row = [&](const Config& c, std::string id, std::string title, std::string cost, std::string source) {
+  auto row = [&](const Candidate& c, std::string id, std::string title, std::string cost, std::string source) {
     FitChange ch;
     ch.id = std::move(id);
     ch.title = std::move(title);
@@ -223,16 +222,16 @@ FitAdvice advise_fit(const Model& m, const Plan& plan, const Catalog& cat, const
   // ---- the single changes
   const auto qv = query_value_targets(m);
   // The largest value of a knob in [1, current − 1] that fits; else `fallback` (which does not).
-  auto searched = [&](const Config& from, int64_t current, auto set, int64_t fallback) {
+  auto searched = [&](const Candidate& from, int64_t current, auto set, int64_t fallback) {
     auto at = [&](int64_t v) {
-      Config c = from;
+      Candidate c = from;
       set(c, v);
       return a.reserved(c, c.o.batch) <= card.capacity_bytes;
     };
     const int64_t v = Advisor::largest(1, current - 1, at);
     return v >= 1 ? v : fallback;
   };
-  auto set_seq = [&](Config& c, int64_t v) {
+  auto set_seq = [&](Candidate& c, int64_t v) {
     c.seq = v;
     if (c.mode == Mode::serve) {
       c.o.serve_seq = v;
@@ -242,25 +241,25 @@ FitAdvice advise_fit(const Model& m, const Plan& plan, const Catalog& cat, const
       c.delta["seq"] = v;
     }
   };
-  auto set_rank = [](Config& c, int64_t v) {
+  auto set_rank = [](Candidate& c, int64_t v) {
     c.o.lora_rank = v;
     c.delta["lora_rank"] = v;
   };
   // Batch × accumulation: the largest divisor of the batch below it that fits, the accumulation
   // multiplied so that the effective batch stays batch × grad_accum.
-  auto accumulate = [&](const Config& from) {
+  auto accumulate = [&](const Candidate& from) {
     const int64_t b = from.o.batch;
     int64_t pick = 1;
     for (int64_t d = b - 1; d >= 1; --d)
       if (b % d == 0) {
-        Config c = from;
+        Candidate c = from;
         c.o.batch = d;
         if (a.reserved(c, d) <= card.capacity_bytes) {
           pick = d;
           break;
         }
       }
-    Config c = with(from, "grad_accum", [&](Config& x) {
+    Candidate c = with(from, "grad_accum", [&](Candidate& x) {
       x.o.grad_accum = from.o.grad_accum * (b / pick);
       x.o.batch = pick;
       x.delta["batch"] = pick;
@@ -271,20 +270,20 @@ FitAdvice advise_fit(const Model& m, const Plan& plan, const Catalog& cat, const
 
   if (!serve) {
     if (!base.o.grad_ckpt) {
-      const Config c = with(base, "grad_ckpt", [](Config& x) { x.o.grad_ckpt = true; x.delta["grad_ckpt"] = true; });
+      const Candidate c = with(base, "grad_ckpt", [](Candidate& x) { x.o.grad_ckpt = true; x.delta["grad_ckpt"] = true; });
       row(c, "grad_ckpt", "Gradient checkpointing",
           "Recomputes each checkpointed block's forward in backward: step FLOPs " + pct(ratio(c)) +
               " (one more forward; about +33 % for a full fine-tune, whose step is 3 forwards).",
           kCkptSource);
     }
     if (base.o.optimizer == Optimizer::adamw) {
-      const Config c = with(base, "adamw8bit", [](Config& x) { x.o.optimizer = Optimizer::adamw8bit; x.delta["optimizer"] = "adamw8bit"; });
+      const Candidate c = with(base, "adamw8bit", [](Candidate& x) { x.o.optimizer = Optimizer::adamw8bit; x.delta["optimizer"] = "adamw8bit"; });
       row(c, "adamw8bit", "8-bit AdamW (bitsandbytes)",
           "No extra FLOPs; block-wise 8-bit states matched 32-bit Adam on the paper's benchmarks (tensors under 4096 "
           "elements stay 32-bit).",
           kAdam8Source);
       if (base.o.optimizer_impl != OptimizerImpl::fused) {
-        const Config f = with(base, "fused_optimizer", [](Config& x) {
+        const Candidate f = with(base, "fused_optimizer", [](Candidate& x) {
           x.o.optimizer_impl = OptimizerImpl::fused;
           x.delta["optimizer_impl"] = "fused";
         });
@@ -298,21 +297,21 @@ FitAdvice advise_fit(const Model& m, const Plan& plan, const Catalog& cat, const
             "to CPU memory only under pressure, which the peak does not assume.",
             kQloraSource);
     if (base.mode == Mode::full && base.o.precision == Precision::bf16_mixed && card.bf16) {
-      const Config c = with(base, "precision", [](Config& x) { x.o.precision = Precision::bf16; x.delta["precision"] = "bf16"; });
+      const Candidate c = with(base, "precision", [](Candidate& x) { x.o.precision = Precision::bf16; x.delta["precision"] = "bf16"; });
       row(c, "precision", "Pure bf16 (no fp32 master weights)",
           "No extra FLOPs; bf16 weight updates round away small steps (use stochastic rounding or Kahan summation for "
           "long runs).",
           "Zamirai et al. 2020, Revisiting BFloat16 Training, arXiv:2010.06192");
     }
     if (base.mode == Mode::full) {
-      const Config c = with(base, "lora", [](Config& x) { x.mode = Mode::lora; x.delta["mode"] = "lora"; });
+      const Candidate c = with(base, "lora", [](Candidate& x) { x.mode = Mode::lora; x.delta["mode"] = "lora"; });
       row(c, "lora", "LoRA instead of a full fine-tune",
           "Trains adapters only: step FLOPs " + pct(ratio(c)) + " (no weight gradients of the frozen base). Quality: "
           "LoRA can trail full fine-tuning on hard domains (code, math) and forgets less.",
           kLoraSource);
     }
     if (base.mode != Mode::qlora) {
-      const Config c = with(base, "qlora", [](Config& x) { x.mode = Mode::qlora; x.delta["mode"] = "qlora"; });
+      const Candidate c = with(base, "qlora", [](Candidate& x) { x.mode = Mode::qlora; x.delta["mode"] = "qlora"; });
       row(c, "qlora", "QLoRA (4-bit NF4 base)",
           "Step FLOPs " + pct(ratio(c)) + ", plus dequantizing the base per matmul (not in the FLOP count: steps run "
           "slower than LoRA's). Quality: NF4 QLoRA matched 16-bit fine-tunes on the paper's benchmarks; the "
@@ -320,7 +319,7 @@ FitAdvice advise_fit(const Model& m, const Plan& plan, const Catalog& cat, const
           kQloraSource);
     }
     if (adapters && !qv.empty() && base.o.lora_targets != qv) {
-      const Config c = with(base, "lora_targets", [&](Config& x) { x.o.lora_targets = qv; x.delta["lora_targets"] = qv; });
+      const Candidate c = with(base, "lora_targets", [&](Candidate& x) { x.o.lora_targets = qv; x.delta["lora_targets"] = qv; });
       row(c, "lora_targets", "Fewer LoRA targets (query and value only)",
           "Step FLOPs " + pct(ratio(c)) + ". Quality: the QLoRA paper found adapters on every linear layer necessary "
           "to match full fine-tuning.",
@@ -328,7 +327,7 @@ FitAdvice advise_fit(const Model& m, const Plan& plan, const Catalog& cat, const
     }
     if (adapters && base.o.lora_rank > 1) {
       const int64_t r = searched(base, base.o.lora_rank, set_rank, std::max<int64_t>(1, base.o.lora_rank / 2));
-      const Config c = with(base, "lora_rank", [&](Config& x) { set_rank(x, r); });
+      const Candidate c = with(base, "lora_rank", [&](Candidate& x) { set_rank(x, r); });
       row(c, "lora_rank", "A lower LoRA rank (" + std::to_string(r) + ")",
           "Fewer adapter parameters; quality: lower capacity (ranks 1-8 sufficed for the LoRA paper's GPT-3 tasks, "
           "harder tasks need more).",
@@ -343,7 +342,7 @@ FitAdvice advise_fit(const Model& m, const Plan& plan, const Catalog& cat, const
       if (dtype == WeightDtype::fp8 && !card.fp8) continue;
       if (base.o.serve_dtype == dtype || base.o.serve_dtype == WeightDtype::nf4 || base.o.serve_dtype == WeightDtype::int4) continue;
       if (dtype == WeightDtype::int8 && base.o.serve_dtype == WeightDtype::fp8) continue;
-      const Config c = with(base, "serve_dtype", [&](Config& x) { x.o.serve_dtype = dtype; x.o.serve_dtype_set = true; x.delta["serve_dtype"] = name; });
+      const Candidate c = with(base, "serve_dtype", [&](Candidate& x) { x.o.serve_dtype = dtype; x.o.serve_dtype_set = true; x.delta["serve_dtype"] = name; });
       row(c, "serve_dtype", std::string("A quantized base for serving (") + name + " weights)",
           dtype == WeightDtype::int4
               ? "Quality: 4-bit weight-only quantization (GPTQ, AWQ) costs a little accuracy; decode reads fewer bytes."
@@ -352,7 +351,7 @@ FitAdvice advise_fit(const Model& m, const Plan& plan, const Catalog& cat, const
                                      : "Dettmers et al. 2022, LLM.int8(), arXiv:2208.07339");
     }
     if (!(base.o.kv_dtype_set && base.o.kv_dtype == WeightDtype::fp8)) {
-      const Config c = with(base, "kv_dtype", [](Config& x) {
+      const Candidate c = with(base, "kv_dtype", [](Candidate& x) {
         x.o.kv_dtype = WeightDtype::fp8;
         x.o.kv_dtype_set = true;
         x.delta["kv_dtype"] = "fp8";
@@ -363,15 +362,15 @@ FitAdvice advise_fit(const Model& m, const Plan& plan, const Catalog& cat, const
   }
   if (base.seq > 1) {
     const int64_t s = searched(base, base.seq, set_seq, std::max<int64_t>(1, base.seq / 2));
-    const Config c = with(base, serve ? "serve_seq" : "seq", [&](Config& x) { set_seq(x, s); });
+    const Candidate c = with(base, serve ? "serve_seq" : "seq", [&](Candidate& x) { set_seq(x, s); });
     row(c, serve ? "serve_seq" : "seq", "A shorter sequence (" + std::to_string(s) + " tokens)",
         serve ? "Shorter contexts per request." : "Truncate or pack the data to " + std::to_string(s) +
                                                        " tokens: longer samples are cut, long-context behaviour is not trained.",
         "");
   }
   if (base.o.batch > 1) {
-    const Config c = serve ? with(base, "batch", [&](Config& x) {
-      const int64_t b = searched(base, base.o.batch, [](Config& y, int64_t v) { y.o.batch = v; }, 1);
+    const Candidate c = serve ? with(base, "batch", [&](Candidate& x) {
+      const int64_t b = searched(base, base.o.batch, [](Candidate& y, int64_t v) { y.o.batch = v; }, 1);
       x.o.batch = b;
       x.delta["batch"] = b;
     }) : accumulate(base);
@@ -386,7 +385,7 @@ FitAdvice advise_fit(const Model& m, const Plan& plan, const Catalog& cat, const
   {  // ZeRO-3 / FSDP (training) or tensor parallelism (serving), by the planner's split solver;
      // not for Muon, which steps each matrix whole (validate.cpp).
     const std::string strategy = serve ? "tensor" : "zero3";
-    Config c = with(base, strategy.c_str(), [](Config&) {});
+    Candidate c = with(base, strategy.c_str(), [](Candidate&) {});
     if (serve || optimizer_shardable(base.o.optimizer)) {
       FitChange ch;
       ch.id = strategy;
@@ -452,43 +451,43 @@ FitAdvice advise_fit(const Model& m, const Plan& plan, const Catalog& cat, const
   // worth giving.)
   for (const auto& ch : out.changes) any = any || (ch.available && ch.fits && ch.id != "seq" && ch.id != "serve_seq");
   if (!out.fits && !any) {
-    using Step = std::function<std::optional<Config>(const Config&)>;
+    using Step = std::function<std::optional<Candidate>(const Candidate&)>;
     std::vector<std::pair<std::string, Step>> steps;
     auto simple = [&](const char* id, auto change, auto applicable) {
-      steps.push_back({id, [=, &with](const Config& c) -> std::optional<Config> {
+      steps.push_back({id, [=, &with](const Candidate& c) -> std::optional<Candidate> {
                          if (!applicable(c)) return std::nullopt;
                          return with(c, id, change);
                        }});
     };
     if (!serve) {
-      simple("adamw8bit", [](Config& x) { x.o.optimizer = Optimizer::adamw8bit; x.delta["optimizer"] = "adamw8bit"; },
-             [](const Config& c) { return c.o.optimizer == Optimizer::adamw; });
-      simple("grad_ckpt", [](Config& x) { x.o.grad_ckpt = true; x.delta["grad_ckpt"] = true; },
-             [](const Config& c) { return !c.o.grad_ckpt; });
-      steps.push_back({"grad_accum", [&](const Config& c) -> std::optional<Config> {
+      simple("adamw8bit", [](Candidate& x) { x.o.optimizer = Optimizer::adamw8bit; x.delta["optimizer"] = "adamw8bit"; },
+             [](const Candidate& c) { return c.o.optimizer == Optimizer::adamw; });
+      simple("grad_ckpt", [](Candidate& x) { x.o.grad_ckpt = true; x.delta["grad_ckpt"] = true; },
+             [](const Candidate& c) { return !c.o.grad_ckpt; });
+      steps.push_back({"grad_accum", [&](const Candidate& c) -> std::optional<Candidate> {
                          if (c.o.batch <= 1) return std::nullopt;
                          return accumulate(c);
                        }});
-      simple("lora", [](Config& x) { x.mode = Mode::lora; x.delta["mode"] = "lora"; },
-             [](const Config& c) { return c.mode == Mode::full; });
-      simple("qlora", [](Config& x) { x.mode = Mode::qlora; x.delta["mode"] = "qlora"; },
-             [](const Config& c) { return c.mode == Mode::full || c.mode == Mode::lora; });
-      simple("lora_targets", [qv](Config& x) { x.o.lora_targets = qv; x.delta["lora_targets"] = qv; },
-             [qv](const Config& c) { return c.mode != Mode::full && !qv.empty() && c.o.lora_targets != qv; });
-      steps.push_back({"lora_rank", [&](const Config& c) -> std::optional<Config> {
+      simple("lora", [](Candidate& x) { x.mode = Mode::lora; x.delta["mode"] = "lora"; },
+             [](const Candidate& c) { return c.mode == Mode::full; });
+      simple("qlora", [](Candidate& x) { x.mode = Mode::qlora; x.delta["mode"] = "qlora"; },
+             [](const Candidate& c) { return c.mode == Mode::full || c.mode == Mode::lora; });
+      simple("lora_targets", [qv](Candidate& x) { x.o.lora_targets = qv; x.delta["lora_targets"] = qv; },
+             [qv](const Candidate& c) { return c.mode != Mode::full && !qv.empty() && c.o.lora_targets != qv; });
+      steps.push_back({"lora_rank", [&](const Candidate& c) -> std::optional<Candidate> {
                          if (c.mode == Mode::full || c.o.lora_rank <= 4) return std::nullopt;
                          const int64_t r = searched(c, c.o.lora_rank, set_rank, 4);
-                         return with(c, "lora_rank", [&](Config& x) { set_rank(x, std::max<int64_t>(r, 4)); });
+                         return with(c, "lora_rank", [&](Candidate& x) { set_rank(x, std::max<int64_t>(r, 4)); });
                        }});
     } else {
-      simple("serve_dtype", [](Config& x) { x.o.serve_dtype = WeightDtype::int4; x.o.serve_dtype_set = true; x.delta["serve_dtype"] = "int4"; },
-             [](const Config& c) { return c.o.serve_dtype != WeightDtype::int4 && c.o.serve_dtype != WeightDtype::nf4; });
-      simple("kv_dtype", [](Config& x) { x.o.kv_dtype = WeightDtype::fp8; x.o.kv_dtype_set = true; x.delta["kv_dtype"] = "fp8"; },
-             [](const Config& c) { return !(c.o.kv_dtype_set && c.o.kv_dtype == WeightDtype::fp8); });
+      simple("serve_dtype", [](Candidate& x) { x.o.serve_dtype = WeightDtype::int4; x.o.serve_dtype_set = true; x.delta["serve_dtype"] = "int4"; },
+             [](const Candidate& c) { return c.o.serve_dtype != WeightDtype::int4 && c.o.serve_dtype != WeightDtype::nf4; });
+      simple("kv_dtype", [](Candidate& x) { x.o.kv_dtype = WeightDtype::fp8; x.o.kv_dtype_set = true; x.delta["kv_dtype"] = "fp8"; },
+             [](const Candidate& c) { return !(c.o.kv_dtype_set && c.o.kv_dtype == WeightDtype::fp8); });
     }
     // The cards you have (ZeRO-3 / tensor), then (last resort) a shorter sequence.
     const std::string strategy = serve ? "tensor" : "zero3";
-    auto fits_config = [&](const Config& c, int64_t* reserved, int64_t* cards) {
+    auto fits_config = [&](const Candidate& c, int64_t* reserved, int64_t* cards) {
       const Evaluated e = a.evaluate(c);
       *reserved = e.reserved;
       *cards = 1;
@@ -501,23 +500,23 @@ FitAdvice advise_fit(const Model& m, const Plan& plan, const Catalog& cat, const
       return true;
     };
     if (a.owned_ > 1)
-      steps.push_back({strategy, [&](const Config& c) -> std::optional<Config> {
-                         Config x = c;
+      steps.push_back({strategy, [&](const Candidate& c) -> std::optional<Candidate> {
+                         Candidate x = c;
                          x.o.batch = 1;
                          x.delta["batch"] = 1;
                          x.ids.push_back(strategy);
                          return x;
                        }});
-    steps.push_back({serve ? "serve_seq" : "seq", [&](const Config& c) -> std::optional<Config> {
+    steps.push_back({serve ? "serve_seq" : "seq", [&](const Candidate& c) -> std::optional<Candidate> {
                        if (c.seq <= 1) return std::nullopt;
                        const int64_t s = searched(c, c.seq, set_seq, 0);
                        if (s < 1) return std::nullopt;
-                       Config x = c;
+                       Candidate x = c;
                        set_seq(x, s);
                        x.ids.push_back(serve ? "serve_seq" : "seq");
                        return x;
                      }});
-    Config cur = base;
+    Candidate cur = base;
     int64_t reserved = be.reserved, cards = 1;
     bool done = false;
     for (const auto& [id, step] : steps) {
@@ -564,7 +563,7 @@ FitAdvice advise_fit(const Model& m, const Plan& plan, const Catalog& cat, const
   auto reserved_at = [&](int64_t s) {
     auto it = memo.find(s);
     if (it != memo.end()) return it->second;
-    Config c = base;
+    Candidate c = base;
     set_seq(c, s);
     return memo[s] = a.reserved(c, c.o.batch);
   };

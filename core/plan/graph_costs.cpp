@@ -18,14 +18,10 @@ namespace {
 int64_t mul(int64_t a, int64_t b) { return checked_mul(a, b, "saved activations"); }
 int64_t add(int64_t a, int64_t b) { return checked_add(a, b, "saved activations"); }
 
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 // PEFT matches target_modules by module-name suffix at a dot boundary.
 bool name_matches(const std::string& name, const std::vector<std::string>& targets) {
   for (const auto& t : targets)
-    if (name == t || ends_with(name, "." + t)) return true;
+    if (name == t || name.ends_with("." + t)) return true;
   return false;
 }
 }  // namespace

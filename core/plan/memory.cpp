@@ -21,7 +21,6 @@
 namespace cardfit {
 
 namespace {
-
 int64_t mul(int64_t a, int64_t b) { return checked_mul(a, b, "a memory term"); }
 int64_t add(int64_t a, int64_t b) { return checked_add(a, b, "a memory term"); }
 int64_t bytes_of(double x) { return int64_t(std::ceil(x)); }
@@ -30,11 +29,6 @@ enum C {
   kWeights, kAdapters, kStates, kGrads, kCast, kActs, kCkpt, kRecompute, kLogits, kWork, kOptTemp,
   kKv, kSsm, kWorkspace, kDdp
 };
-
-// cuBLAS/cuBLASLt workspace: PyTorch allocates it through the caching allocator (so
-// max_memory_allocated counts it); CUBLAS_WORKSPACE_CONFIG's default is 32 MiB on Hopper and
-// 8 MiB before (PyTorch docs, "cuBLAS workspaces"). The larger one, once per process.
-constexpr int64_t kLibraryWorkspace = int64_t(32) << 20;
 
 // bitsandbytes' blockwise 8-bit optimizers: tensors of at least 4096 elements keep uint8 states
 // with an fp32 absmax per 256-element block; smaller ones keep fp32 states.
@@ -428,7 +422,6 @@ int64_t kv_bytes_per_element(const Options& opt) {
   }
   return opt.serve_dtype == WeightDtype::fp32 ? 4 : 2;
 }
-
 
 int64_t allocator_reserve(int64_t peak, double f) {
   if (f <= 0) return 0;

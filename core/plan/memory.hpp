@@ -11,6 +11,14 @@
 
 namespace cardfit {
 
+/// cuBLAS/cuBLASLt workspace: PyTorch allocates it through the caching allocator (so
+/// max_memory_allocated counts it); CUBLAS_WORKSPACE_CONFIG's default is 32 MiB on Hopper and
+/// 8 MiB before (PyTorch docs, "cuBLAS workspaces"). The larger one, once per process (and per
+/// pipeline stage).
+inline constexpr int64_t kLibraryWorkspace = int64_t(32) << 20;
+/// The largest batch a card's row is searched up to (MemoryModel::largest_batch's limit).
+inline constexpr int64_t kMaxBatch = int64_t(1) << 20;
+
 /// Terms outside what max_memory_allocated sees, from the card catalog's defaults (or options).
 struct Overheads {
   int64_t cuda_context_bytes = 0;

@@ -19,7 +19,6 @@ using R = RankModel;
 
 int64_t add(int64_t a, int64_t b) { return checked_add(a, b, "a per-rank memory term"); }
 int64_t mul(int64_t a, int64_t b) { return checked_mul(a, b, "a per-rank memory term"); }
-int64_t ceil_div(int64_t a, int64_t b) { return b <= 1 ? a : (a + b - 1) / b; }
 // a × num / den, rounded up, exact in 128 bits (den > 0).
 int64_t scale_exact(int64_t a, int64_t num, int64_t den) {
   if (den <= 0) return 0;
@@ -793,7 +792,6 @@ RankMemory RankModel::at(int64_t batch) const {
   r.reserved_bytes = single_.reserved_for(best_bytes);
   return r;
 }
-
 
 Topology topology_for(const Card& card, int64_t gpus) {
   Topology t;

@@ -23,7 +23,6 @@ const double kBorderlineFactor = 1.193;
 
 namespace {
 constexpr int64_t kBillion = 1000000000;
-constexpr int64_t kMaxBatch = 1 << 20;
 
 // Reference pages: 512 tokens, 2048 for large models, capped at the model's context.
 int64_t default_seq(const Model& m) {

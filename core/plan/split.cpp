@@ -10,11 +10,6 @@
 
 namespace cardfit {
 
-namespace {
-// cuBLAS workspace per card (see memory.cpp).
-constexpr int64_t kWorkspace = int64_t(32) << 20;
-}  // namespace
-
 StageProfile::StageProfile(const std::vector<BlockMemory>& blocks) : n_(blocks.size()) {
   state_.assign(n_ + 1, 0);
   acts_.assign(n_ + 1, 0);
@@ -44,17 +39,17 @@ StageProfile::StageProfile(const std::vector<BlockMemory>& blocks) : n_(blocks.s
 }
 
 __int128 StageProfile::peak(size_t first, size_t last, int64_t mult) const {
-  if (last <= first) return kWorkspace;  // no blocks
+  if (last <= first) return kLibraryWorkspace;  // no blocks
   const size_t k = size_t(63 - __builtin_clzll(uint64_t(last - first)));  // 2^k <= blocks < 2^(k+1)
   const int64_t work = std::max(work_max_[k][first], work_max_[k][last - (size_t(1) << k)]);
   int64_t acts = 0, total = 0;
   if (narrow_ && !mul_overflows(acts64_[last] - acts64_[first], mult, &acts) &&
       !__builtin_add_overflow(state64_[last] - state64_[first], acts, &total) &&
       !__builtin_add_overflow(total, std::max<int64_t>(0, work), &total) &&
-      !__builtin_add_overflow(total, kWorkspace, &total))
+      !__builtin_add_overflow(total, kLibraryWorkspace, &total))
     return total;
   return (state_[last] - state_[first]) + __int128(mult) * (acts_[last] - acts_[first]) + std::max<int64_t>(0, work) +
-         kWorkspace;
+         kLibraryWorkspace;
 }
 
 bool StageProfile::some_block_exceeds(int64_t limit) const {
@@ -307,8 +302,8 @@ std::optional<Split> SplitSolver::solve(int64_t capacity, int64_t micro, int64_t
   // least once, and the workspace) cannot hold the model, nor can any count if one block alone
   // exceeds the limit: both are skipped without changing the answer.
   int64_t first_p = 2;
-  if (profile_.monotone() && limit > kWorkspace) {
-    const __int128 need = (profile_.state_and_acts() + (limit - kWorkspace) - 1) / (limit - kWorkspace);
+  if (profile_.monotone() && limit > kLibraryWorkspace) {
+    const __int128 need = (profile_.state_and_acts() + (limit - kLibraryWorkspace) - 1) / (limit - kLibraryWorkspace);
     first_p = int64_t(std::max<__int128>(2, std::min<__int128>(need, int64_t(1) << 40)));
   }
   if (nblocks > 0 && !(profile_.monotone() && profile_.some_block_exceeds(limit))) {

@@ -84,7 +84,10 @@ std::string checkpoint_extras_text(const json& c) {
                        : role == "quant_state"  ? "quantization-state scalars"
                                                 : "position-table scalars";
     std::string dtypes;
-    for (const auto& d : g["dtypes"]) dtypes += (dtypes.empty() ? "" : "/") + d.get<std::string>();
+    for (const auto& d : g["dtypes"]) {
+      if (!dtypes.empty()) dtypes += '/';
+      dtypes += d.get<std::string>();
+    }
     out += " + " + format_thousands(g["scalars"].get<int64_t>()) + " " + what + " (" +
            std::to_string(g["tensors"].get<int64_t>()) + " tensors, " + dtypes + ", e.g. " +
            g["example"].get<std::string>() + ")";

@@ -11,6 +11,8 @@
 #include "config.hpp"
 #include "test_util.hpp"
 
+namespace arch_classic_test {
+
 using namespace cardfit;
 using nlohmann::json;
 
@@ -182,3 +184,4 @@ TEST_CASE("OPT post-norm layers and projections, MPT departures follow llm-found
   CHECK(find(m, "transformer.blocks.0.norm_1.bias"));
   CHECK(shape_errors(m).empty());
 }
+}  // namespace arch_classic_test

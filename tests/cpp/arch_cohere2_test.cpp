@@ -8,6 +8,8 @@
 #include "plan_test_util.hpp"
 #include "test_util.hpp"
 
+namespace arch_cohere2_test {
+
 using namespace cardfit;
 using nlohmann::json;
 
@@ -65,3 +67,4 @@ TEST_CASE("Cohere 2: layer_types wins over the pattern, head_dim follows hidden 
   REQUIRE(r.at("ok") == true);
   CHECK(r["params"]["total"] == total);
 }
+}  // namespace arch_cohere2_test

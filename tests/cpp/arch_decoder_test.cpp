@@ -13,6 +13,8 @@
 #include "plan/checks.hpp"
 #include "test_util.hpp"
 
+namespace arch_decoder_test {
+
 using namespace cardfit;
 using nlohmann::json;
 
@@ -180,3 +182,4 @@ TEST_CASE("MoE KV cache and active experts: Qwen3-30B-A3B caches 4 kv heads, run
   const Model x = trace_golden("mixtral-8x7b-v0.1.json");
   CHECK(find_node(x, "model.layers.0.block_sparse_moe.experts.*.w2")->active == 2);
 }
+}  // namespace arch_decoder_test

@@ -8,6 +8,8 @@
 #include "plan/recurrent_state.hpp"
 #include "test_util.hpp"
 
+namespace arch_deepseek_v4_test {
+
 using namespace cardfit;
 using nlohmann::json;
 
@@ -266,3 +268,4 @@ TEST_CASE("DeepSeek-V4-Pro: the published checkpoint's 145,116 tensors and 861,6
   CHECK(find_extra(m, "mtp.0.attn.compressor.ape") == nullptr);
   CHECK(find_extra(m, "mtp.0.ffn.experts.383.w1.scale")->tensor.shape == Shape{3072, 7168 / 32});
 }
+}  // namespace arch_deepseek_v4_test

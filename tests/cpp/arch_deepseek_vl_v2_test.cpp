@@ -11,6 +11,8 @@
 #include "test_util.hpp"
 #include "vlm_test_util.hpp"
 
+namespace arch_deepseek_vl_v2_test {
+
 using namespace cardfit;
 using nlohmann::json;
 
@@ -88,3 +90,4 @@ TEST_CASE("deepseek_vl_v2 variants cardfit does not trace are coded errors namin
   bad["projector_config"]["n_embed"] = 2048;
   CHECK(path_of(bad) == "$.projector_config.n_embed");
 }
+}  // namespace arch_deepseek_vl_v2_test

@@ -7,6 +7,8 @@
 #include "error.hpp"
 #include "test_util.hpp"
 
+namespace arch_diffusion_gemma_test {
+
 using namespace cardfit;
 using nlohmann::json;
 
@@ -136,3 +138,4 @@ TEST_CASE("DiffusionGemma without expert sizes is a coded error naming the text_
   extra["text_config"]["num_kv_shared_layers"] = 10;
   CHECK(trace_json(extra).parameter_count() == total);
 }
+}  // namespace arch_diffusion_gemma_test

@@ -7,6 +7,8 @@
 #include "plan_test_util.hpp"
 #include "test_util.hpp"
 
+namespace arch_encoder_test {
+
 using namespace cardfit;
 
 namespace {
@@ -82,3 +84,4 @@ TEST_CASE("encoder heads follow architectures[0]") {
   // The DeBERTa-v3 backbone: 183,831,552 + pooler (768 x 768 + 768) + classifier (3 x 768 + 3).
   CHECK(cls.parameter_count() == 183831552 + 590592 + 2307);
 }
+}  // namespace arch_encoder_test

@@ -5,6 +5,8 @@
 #include "error.hpp"
 #include "test_util.hpp"
 
+namespace arch_ernie4_5_moe_test {
+
 using namespace cardfit;
 using nlohmann::json;
 
@@ -51,3 +53,4 @@ TEST_CASE("ERNIE-4.5-21B-A3B: exact total by hand, layer 0 dense, moe_statics co
   REQUIRE(r.at("ok") == true);
   CHECK(r["params"]["total"] == total);
 }
+}  // namespace arch_ernie4_5_moe_test

@@ -9,6 +9,8 @@
 #include "plan_test_util.hpp"
 #include "test_util.hpp"
 
+namespace arch_falcon_h1_test {
+
 using namespace cardfit;
 using nlohmann::json;
 
@@ -103,3 +105,4 @@ TEST_CASE("falcon_h1: mamba_d_ssm default and null, mamba_rms_norm, projectors_b
   REQUIRE(r.at("ok") == true);
   CHECK(r["params"]["total"] == total);
 }
+}  // namespace arch_falcon_h1_test

@@ -5,6 +5,8 @@
 
 #include "test_util.hpp"
 
+namespace arch_falcon_mamba_test {
+
 using namespace cardfit;
 using nlohmann::json;
 
@@ -35,3 +37,4 @@ TEST_CASE("falcon-mamba-7b (falcon_mamba): exact total by hand, Mamba's mixer, n
   REQUIRE(r.at("ok") == true);
   CHECK(r["params"]["total"] == total);
 }
+}  // namespace arch_falcon_mamba_test

@@ -9,6 +9,8 @@
 #include "plan/graph_costs.hpp"
 #include "test_util.hpp"
 
+namespace arch_gemma4_moe_test {
+
 using namespace cardfit;
 using nlohmann::json;
 
@@ -162,3 +164,4 @@ TEST_CASE("Gemma 4 with enable_moe_block and no expert sizes is a coded error na
   CHECK(d.parameter_count() == text_total - 30 * (router + experts + 3 * H));
   CHECK(find(d, "model.layers.0.router.proj.weight") == nullptr);
 }
+}  // namespace arch_gemma4_moe_test

@@ -11,6 +11,8 @@
 #include "plan/memory.hpp"
 #include "test_util.hpp"
 
+namespace arch_gemma4_unified_test {
+
 using namespace cardfit;
 using nlohmann::json;
 
@@ -192,3 +194,4 @@ TEST_CASE("Gemma 4 unified: what is not traced or inconsistent is a coded error 
   audio["audio_config"]["hidden_size"] = 512;
   expect_error_at(audio, "$.audio_config.hidden_size");
 }
+}  // namespace arch_gemma4_unified_test

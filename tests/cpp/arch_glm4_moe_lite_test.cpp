@@ -7,6 +7,8 @@
 #include "plan_test_util.hpp"
 #include "test_util.hpp"
 
+namespace arch_glm4_moe_lite_test {
+
 using namespace cardfit;
 using nlohmann::json;
 
@@ -72,3 +74,4 @@ TEST_CASE("GLM-4.7-Flash: mlp_layer_types picks the dense layers, errors name th
   REQUIRE(r.at("ok") == true);
   CHECK(r["params"]["total"] == total);
 }
+}  // namespace arch_glm4_moe_lite_test

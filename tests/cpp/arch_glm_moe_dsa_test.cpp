@@ -11,6 +11,8 @@
 #include "plan_test_util.hpp"
 #include "test_util.hpp"
 
+namespace arch_glm_moe_dsa_test {
+
 using namespace cardfit;
 using nlohmann::json;
 
@@ -237,3 +239,4 @@ TEST_CASE("GLM-5.1: the published checkpoint's 59,870 tensors and 753,864,139,00
   const size_t tensors = expand_copies(m.tensors).size() + expand_copies(m.buffers).size() + expand_copies(m.stored_extras).size();
   CHECK(tensors == 59870);
 }
+}  // namespace arch_glm_moe_dsa_test

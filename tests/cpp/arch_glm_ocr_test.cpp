@@ -11,6 +11,8 @@
 #include "test_util.hpp"
 #include "vlm_test_util.hpp"
 
+namespace arch_glm_ocr_test {
+
 using namespace cardfit;
 using nlohmann::json;
 
@@ -114,3 +116,4 @@ TEST_CASE("GLM-OCR configs that cannot run are coded errors naming the field") {
   bad["vision_config"]["image_size"] = 330;
   CHECK(path_of(bad) == "$.vision_config.image_size");
 }
+}  // namespace arch_glm_ocr_test

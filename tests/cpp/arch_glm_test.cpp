@@ -5,6 +5,8 @@
 
 #include "test_util.hpp"
 
+namespace arch_glm_test {
+
 using namespace cardfit;
 using nlohmann::json;
 
@@ -65,3 +67,4 @@ TEST_CASE("GLM-4-32B-0414 (glm4): exact total by hand, sandwich norms on each su
   REQUIRE(r.at("ok") == true);
   CHECK(r["params"]["total"] == glm4_total);
 }
+}  // namespace arch_glm_test

@@ -9,6 +9,8 @@
 #include "plan_test_util.hpp"
 #include "test_util.hpp"
 
+namespace arch_granitemoehybrid_test {
+
 using namespace cardfit;
 using nlohmann::json;
 
@@ -127,3 +129,4 @@ TEST_CASE("granitemoehybrid: defaults, layers_block_type, untied head, coded err
   REQUIRE(r.at("ok") == true);
   CHECK(r["params"]["total"] == tiny);
 }
+}  // namespace arch_granitemoehybrid_test

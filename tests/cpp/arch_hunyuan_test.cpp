@@ -5,6 +5,8 @@
 #include "error.hpp"
 #include "test_util.hpp"
 
+namespace arch_hunyuan_test {
+
 using namespace cardfit;
 using nlohmann::json;
 
@@ -70,3 +72,4 @@ TEST_CASE("Hunyuan-A13B (hunyuan_v1_moe): exact total by hand, per-layer top-k l
   REQUIRE(r.at("ok") == true);
   CHECK(r["params"]["total"] == moe_total);
 }
+}  // namespace arch_hunyuan_test

@@ -9,6 +9,8 @@
 #include "error.hpp"
 #include "test_util.hpp"
 
+namespace arch_hybrid_test {
+
 using namespace cardfit;
 
 namespace {
@@ -142,3 +144,4 @@ TEST_CASE("Gemma 3 multimodal: SigLIP pooling head only when vision_use_head is 
   for (const auto& c : r["checks"])
     if (c["id"] == "forward-pass") CHECK(c["severity"] == "info");
 }
+}  // namespace arch_hybrid_test

@@ -12,6 +12,8 @@
 #include "test_util.hpp"
 #include "vlm_test_util.hpp"
 
+namespace arch_idefics3_test {
+
 using namespace cardfit;
 using nlohmann::json;
 
@@ -142,3 +144,4 @@ TEST_CASE("Idefics3 configs that cannot run are coded errors naming the field") 
   CHECK(find(d, "model.connector.modality_projection.proj.weight")->shape == std::vector<int64_t>{4096, 1152 * 4});
   CHECK(find(d, "model.text_model.layers.31.mlp.down_proj.weight")->shape == std::vector<int64_t>{4096, 11008});
 }
+}  // namespace arch_idefics3_test

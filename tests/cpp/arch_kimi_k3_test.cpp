@@ -7,6 +7,8 @@
 #include "cardfit/planner.hpp"
 #include "plan_test_util.hpp"
 
+namespace arch_kimi_k3_test {
+
 using namespace cardfit;
 using nlohmann::json;
 
@@ -156,3 +158,4 @@ TEST_CASE("Kimi-K3 configs it cannot trace exactly are coded errors naming the f
   CHECK(why.find("num_experts") != std::string::npos);
   CHECK(why.find("linear_attn_config") != std::string::npos);
 }
+}  // namespace arch_kimi_k3_test

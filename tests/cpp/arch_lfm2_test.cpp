@@ -9,6 +9,8 @@
 #include "plan_test_util.hpp"
 #include "test_util.hpp"
 
+namespace arch_lfm2_test {
+
 using namespace cardfit;
 using nlohmann::json;
 
@@ -75,3 +77,4 @@ TEST_CASE("LFM2: layer_types wins, the MLP width rule, tie_embedding, coded erro
   REQUIRE(r.at("ok") == true);
   CHECK(r["params"]["total"] == total);
 }
+}  // namespace arch_lfm2_test

@@ -12,6 +12,8 @@
 #include "test_util.hpp"
 #include "vlm_test_util.hpp"
 
+namespace arch_lfm2_vl_test {
+
 using namespace cardfit;
 using nlohmann::json;
 
@@ -112,3 +114,4 @@ TEST_CASE("LFM2-VL configs that cannot run are coded errors naming the field") {
   bad["tile_size"] = 500;
   CHECK(path_of(bad) == "$.tile_size");
 }
+}  // namespace arch_lfm2_vl_test

@@ -10,6 +10,8 @@
 #include "test_util.hpp"
 #include "vlm_test_util.hpp"
 
+namespace arch_llama4_test {
+
 using namespace cardfit;
 using nlohmann::json;
 
@@ -110,3 +112,4 @@ TEST_CASE("Llama 4 vision configs that cannot run are coded errors naming the fi
   bad.erase("vision_config");
   CHECK(path_of(bad) == "$.vision_config.intermediate_size");
 }
+}  // namespace arch_llama4_test

@@ -9,6 +9,8 @@
 #include "plan_test_util.hpp"
 #include "test_util.hpp"
 
+namespace arch_minimax_test {
+
 using namespace cardfit;
 using nlohmann::json;
 
@@ -94,3 +96,4 @@ TEST_CASE("minimax: the default alternation, num_experts, coded errors") {
   REQUIRE(r.at("ok") == true);
   CHECK(r["params"]["total"] == total);
 }
+}  // namespace arch_minimax_test

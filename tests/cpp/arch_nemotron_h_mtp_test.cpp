@@ -7,6 +7,8 @@
 
 #include "test_util.hpp"
 
+namespace arch_nemotron_h_mtp_test {
+
 using namespace cardfit;
 using nlohmann::json;
 
@@ -107,3 +109,4 @@ TEST_CASE("Nemotron-H MTP: the checkpoint reconciliation explains parameters + M
   REQUIRE(r.at("ok") == true);
   CHECK(r["checkpoint"]["unexplained"] == 0);
 }
+}  // namespace arch_nemotron_h_mtp_test

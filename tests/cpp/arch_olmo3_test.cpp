@@ -7,6 +7,8 @@
 #include "plan_test_util.hpp"
 #include "test_util.hpp"
 
+namespace arch_olmo3_test {
+
 using namespace cardfit;
 using nlohmann::json;
 
@@ -68,3 +70,4 @@ TEST_CASE("Olmo 3: without layer_types every 4th layer is full, a null sliding_w
   bad["layer_types"].erase(0);
   CHECK(path_of(bad) == "$.layer_types");
 }
+}  // namespace arch_olmo3_test

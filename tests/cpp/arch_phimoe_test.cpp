@@ -6,6 +6,8 @@
 #include "error.hpp"
 #include "test_util.hpp"
 
+namespace arch_phimoe_test {
+
 using namespace cardfit;
 using nlohmann::json;
 
@@ -44,3 +46,4 @@ TEST_CASE("Phi-3.5-MoE: exact total by hand, per-expert checkpoint names, 2 of 1
   REQUIRE(r.at("ok") == true);
   CHECK(r["params"]["total"] == total);
 }
+}  // namespace arch_phimoe_test

@@ -6,6 +6,8 @@
 #include "error.hpp"
 #include "test_util.hpp"
 
+namespace arch_qwen2_vl_test {
+
 using namespace cardfit;
 using nlohmann::json;
 
@@ -56,3 +58,4 @@ TEST_CASE("Qwen2-VL-7B (qwen2_vl): exact total by hand, LayerNorm tower with fc1
   REQUIRE(r.at("ok") == true);
   CHECK(r["params"]["total"] == text + vision);
 }
+}  // namespace arch_qwen2_vl_test

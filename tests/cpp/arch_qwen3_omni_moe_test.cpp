@@ -10,6 +10,8 @@
 #include "plan/checks.hpp"
 #include "test_util.hpp"
 
+namespace arch_qwen3_omni_moe_test {
+
 using namespace cardfit;
 using nlohmann::json;
 
@@ -240,3 +242,4 @@ TEST_CASE("Qwen3-Omni: a thinker whose towers disagree with its text width is re
   other["thinker_config"]["text_config"]["model_type"] = "qwen3_omni_text_unknown";
   CHECK(std::string(refusal(other).what()).find("paste thinker_config") == std::string::npos);
 }
+}  // namespace arch_qwen3_omni_moe_test

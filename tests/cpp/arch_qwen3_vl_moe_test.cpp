@@ -9,6 +9,8 @@
 #include "test_util.hpp"
 #include "vlm_test_util.hpp"
 
+namespace arch_qwen3_vl_moe_test {
+
 using namespace cardfit;
 using nlohmann::json;
 
@@ -97,3 +99,4 @@ TEST_CASE("Qwen3-VL-MoE: mlp_only_layers keep a dense MLP, plans in every mode, 
     CHECK(e.path == "$.vision_config");
   }
 }
+}  // namespace arch_qwen3_vl_moe_test

@@ -8,6 +8,8 @@
 #include "plan/memory.hpp"
 #include "test_util.hpp"
 
+namespace arch_wrappers_test {
+
 using namespace cardfit;
 using nlohmann::json;
 
@@ -283,3 +285,4 @@ TEST_CASE("Mistral Small 3.2 wrapper: exact total, text part = the mistral trace
     CHECK(e.path == "$.vision_config.model_type");
   }
 }
+}  // namespace arch_wrappers_test

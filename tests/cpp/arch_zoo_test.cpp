@@ -11,6 +11,8 @@
 #include "plan_test_util.hpp"
 #include "test_util.hpp"
 
+namespace arch_zoo_test {
+
 using namespace cardfit;
 using nlohmann::json;
 
@@ -213,3 +215,4 @@ TEST_CASE("EXAONE 4, Llama 4 and Qwen3.5-MoE text: per-layer windows and stored 
   CHECK(find(q, "model.layers.0.mlp.shared_expert.up_proj.weight")->linear);
   CHECK(q.dims.experts == 256);
 }
+}  // namespace arch_zoo_test

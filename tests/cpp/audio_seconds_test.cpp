@@ -8,6 +8,8 @@
 #include "plan/memory.hpp"
 #include "test_util.hpp"
 
+namespace audio_seconds_test {
+
 using namespace cardfit;
 using json = nlohmann::json;
 
@@ -167,3 +169,4 @@ TEST_CASE("Gemma 4 unified: the waveform embedder takes 640 samples a token, 25 
     if (b.domain == Domain::audio) CHECK(b.tokens_per_image == 1500);
   CHECK(plan(golden_file("gemma-4-12b.json").at("config").dump(), {{"audio_seconds", 120}}).at("ok") == true);
 }
+}  // namespace audio_seconds_test

@@ -3,6 +3,8 @@
 
 #include "plan/cards.hpp"
 
+namespace cards_test {
+
 using namespace cardfit;
 
 TEST_CASE("largest_fitting agrees with a linear scan") {
@@ -35,3 +37,4 @@ TEST_CASE("a card without published TFLOP/s has a capacity but no training rate"
   // The T4 has no bf16: training is costed at its fp16 rate.
   CHECK(find_card(cat, "t4")->dense_tflops(Precision::bf16_mixed) == find_card(cat, "t4")->fp16_tflops);
 }
+}  // namespace cards_test

@@ -7,6 +7,8 @@
 #include "cardfit/planner.hpp"
 #include "test_util.hpp"
 
+namespace checkpoint_extras_test {
+
 using nlohmann::json;
 
 namespace {
@@ -296,3 +298,4 @@ TEST_CASE("a GPTQ config lists qweight, qzeros, scales and g_idx per linear and 
   REQUIRE(group(r["checkpoint"], "lookup_table"));
   CHECK((*group(r["checkpoint"], "lookup_table"))["dtypes"] == json::array({"I32"}));
 }
+}  // namespace checkpoint_extras_test

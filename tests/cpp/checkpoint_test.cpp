@@ -3,6 +3,8 @@
 
 #include "test_util.hpp"
 
+namespace checkpoint_test {
+
 using nlohmann::json;
 
 TEST_CASE("gpt2's published 137,022,720 scalars are fully explained by parameters and masks") {
@@ -103,3 +105,4 @@ TEST_CASE("buffers come from the header: a gpt2 file without the attn.bias masks
   CHECK(off["checkpoint"]["unexplained"] == -43776);
   CHECK(off["checkpoint"]["shape_mismatches"].size() == 1);
 }
+}  // namespace checkpoint_test

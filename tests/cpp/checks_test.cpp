@@ -9,6 +9,8 @@
 #include "plan/validate.hpp"
 #include "test_util.hpp"
 
+namespace checks_test {
+
 using namespace cardfit;
 
 TEST_CASE("gpt2's vocabulary is flagged and its graph forward-passes") {
@@ -62,3 +64,4 @@ TEST_CASE("Gemma 2's logit soft-capping asks for eager attention in an explicit 
   eager.attention = Attention::eager;
   CHECK(ids(eager).count("softcapping-needs-eager") == 0);
 }
+}  // namespace checks_test

@@ -4,6 +4,8 @@
 #include "config.hpp"
 #include "error.hpp"
 
+namespace config_test {
+
 using namespace cardfit;
 
 namespace {
@@ -63,3 +65,4 @@ TEST_CASE("legacy aliases: the first present key wins and null counts as absent"
   CHECK_FALSE(c.has("head_dim"));
   CHECK(c.positive_or({"head_dim"}, 64) == 64);
 }
+}  // namespace config_test

@@ -7,6 +7,8 @@
 #include "plan/curve.hpp"
 #include "test_util.hpp"
 
+namespace curve_test {
+
 using namespace cardfit;
 
 TEST_CASE("curve batches: 1, 2, 3, 4, 6, 8, 11, 16, ... strictly increasing, up to the limit") {
@@ -68,3 +70,4 @@ TEST_CASE("a model too large for every card still gets a curve from batch 1 to 8
   CHECK(pts.front().at("reserved_bytes") == r.at("modes").at("full").at("reserved_bytes"));
   for (const char* mode : {"full", "lora", "qlora", "serve"}) CHECK(r.at("curves").contains(mode));
 }
+}  // namespace curve_test

@@ -9,6 +9,8 @@
 #include "plan/plan.hpp"
 #include "test_util.hpp"
 
+namespace dataflow_test {
+
 using namespace cardfit;
 using nlohmann::json;
 
@@ -92,3 +94,4 @@ TEST_CASE("names are for display only: renaming every node and tensor changes no
     CHECK(plan_numbers(m, lora, cat) == before_lora);
   }
 }
+}  // namespace dataflow_test

@@ -8,6 +8,8 @@
 #include "plan/plan.hpp"
 #include "test_util.hpp"
 
+namespace engines_test {
+
 using namespace cardfit;
 
 namespace {
@@ -353,3 +355,4 @@ TEST_CASE("Serving options are refused out of range with the option as path", "[
     CHECK(r["error"]["path"] == bad.begin().key());
   }
 }
+}  // namespace engines_test

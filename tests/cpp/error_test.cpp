@@ -5,6 +5,8 @@
 
 #include "error.hpp"
 
+namespace error_test {
+
 using namespace cardfit;
 
 TEST_CASE("every error code has a unique code string and a message") {
@@ -17,3 +19,4 @@ TEST_CASE("every error code has a unique code string and a message") {
   }
   REQUIRE(codes.size() == size_t(error_code_count));
 }
+}  // namespace error_test

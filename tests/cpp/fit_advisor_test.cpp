@@ -12,6 +12,8 @@
 #include "plan/split.hpp"
 #include "test_util.hpp"
 
+namespace fit_advisor_test {
+
 using namespace cardfit;
 using nlohmann::json;
 
@@ -221,3 +223,4 @@ TEST_CASE("the cards people own are in the catalog, with bf16/fp8 support and de
   CHECK_FALSE(find_card(cat, "a100-80gb")->fp8);
   for (size_t i = 1; i < cat.cards.size(); ++i) CHECK(cat.cards[i - 1].capacity_bytes <= cat.cards[i].capacity_bytes);
 }
+}  // namespace fit_advisor_test

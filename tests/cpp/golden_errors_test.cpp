@@ -7,6 +7,8 @@
 
 #include "test_util.hpp"
 
+namespace golden_errors_test {
+
 using nlohmann::json;
 
 namespace {
@@ -103,3 +105,4 @@ TEST_CASE("a long unknown card id is not echoed whole") {
   CHECK(r["error"]["code"] == "options.value");
   CHECK(r["error"]["path"] == "card");
 }
+}  // namespace golden_errors_test

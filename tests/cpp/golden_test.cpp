@@ -9,6 +9,8 @@
 #include "plan/checks.hpp"
 #include "test_util.hpp"
 
+namespace golden_test {
+
 using namespace cardfit;
 using nlohmann::json;
 
@@ -62,3 +64,4 @@ TEST_CASE("every registered model_type has a golden model") {
     CHECK(golden_types.count(std::string(f.model_type)) == 1);
   }
 }
+}  // namespace golden_test

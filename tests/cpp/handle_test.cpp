@@ -3,6 +3,8 @@
 
 #include "test_util.hpp"
 
+namespace handle_test {
+
 using nlohmann::json;
 
 TEST_CASE("gpt2 report carries the contract fields") {
@@ -84,3 +86,4 @@ TEST_CASE("options select the requested plan") {
   const int64_t per_layer = 16 * ((4096 + 4096) * 2 + (4096 + 1024) * 2 + (4096 + 14336) * 3);
   CHECK(r["plan"]["trainable_params"] == per_layer * 32);
 }
+}  // namespace handle_test

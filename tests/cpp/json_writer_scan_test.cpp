@@ -12,6 +12,8 @@
 
 #include "report/json_writer.hpp"
 
+namespace json_writer_scan_test {
+
 TEST_CASE("the writer's word-at-a-time escaping equals nlohmann's, on random strings") {
   // Every byte class the scan tells apart: plain ASCII, the escapes, other control bytes, DEL, and
   // UTF-8 characters of two, three and four bytes (\u00e9, \u2014, and U+1F600 as a surrogate pair).
@@ -63,3 +65,4 @@ TEST_CASE("the writer spells integers as nlohmann does, at the ends of their ran
     CHECK(out == nlohmann::json(v).dump());
   }
 }
+}  // namespace json_writer_scan_test

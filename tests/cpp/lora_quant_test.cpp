@@ -15,6 +15,8 @@
 #include "plan_test_util.hpp"
 #include "test_util.hpp"
 
+namespace lora_quant_test {
+
 using namespace cardfit;
 
 namespace {
@@ -245,3 +247,4 @@ TEST_CASE("float8 is flagged on a card without fp8 tensor cores (no fp8 rate in 
   CHECK_FALSE(has(findings({{"float8", true}, {"card", "h100-sxm"}}), "float8-unsupported-card"));
   CHECK_FALSE(has(findings({{"card", "a100-80gb"}}), "float8-unsupported-card"));
 }
+}  // namespace lora_quant_test

@@ -11,6 +11,8 @@
 #include "plan_test_util.hpp"
 #include "test_util.hpp"
 
+namespace memory_test {
+
 using namespace cardfit;
 
 namespace {
@@ -263,3 +265,4 @@ TEST_CASE("a full fine-tune trains every parameter once: trainable_params is the
     CHECK(p.trainable_params == m.parameter_count());
   }
 }
+}  // namespace memory_test

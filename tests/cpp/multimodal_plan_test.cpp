@@ -11,6 +11,8 @@
 #include "plan/memory.hpp"
 #include "test_util.hpp"
 
+namespace multimodal_plan_test {
+
 using namespace cardfit;
 
 namespace {
@@ -318,3 +320,4 @@ TEST_CASE("Mamba and Jamba serving hold conv + SSM state per Mamba layer, in the
   CHECK(component(b, "kv_cache") == 4 * component(a, "kv_cache"));
   CHECK(component(a, "ssm_state") + component(a, "kv_cache") <= a.peak_bytes);
 }
+}  // namespace multimodal_plan_test

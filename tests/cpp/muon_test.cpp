@@ -8,6 +8,8 @@
 #include "plan_test_util.hpp"
 #include "test_util.hpp"
 
+namespace muon_test {
+
 using namespace cardfit;
 
 namespace {
@@ -112,3 +114,4 @@ TEST_CASE("Muon: cuts across cards are pipelines only, and the fit advisor offer
   CHECK(changes(muon).count("zero3") == 0);
   CHECK(changes(muon).count("pipeline") == 1);
 }
+}  // namespace muon_test

@@ -4,6 +4,8 @@
 
 #include "arch/name_pattern.hpp"
 
+namespace name_pattern_test {
+
 using cardfit::NamePattern;
 
 namespace {
@@ -66,3 +68,4 @@ TEST_CASE("a pattern is digit-blind when no atom tells one digit from another") 
   CHECK(p.matches("layers.3.experts.10.w1") == p.matches("layers.8.experts.95.w1"));
   CHECK(p.matches("layers.3.experts.100.w1") != p.matches("layers.3.experts.10.w1"));  // length still counts
 }
+}  // namespace name_pattern_test

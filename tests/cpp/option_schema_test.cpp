@@ -11,6 +11,8 @@
 #include "plan/option_schema.hpp"
 #include "plan/options.hpp"
 
+namespace option_schema_test {
+
 using namespace cardfit;
 using nlohmann::json;
 
@@ -177,3 +179,4 @@ TEST_CASE("the error registry is exported whole, and the uncaught answer uses it
   CHECK(u["error"]["code"] == "internal.uncaught");
   CHECK(u["error"]["message"] == error_code_summary(ErrorCode::internal_uncaught));
 }
+}  // namespace option_schema_test

@@ -9,6 +9,8 @@
 #include "plan/plan.hpp"
 #include "test_util.hpp"
 
+namespace parallel_cp_shard_test {
+
 using namespace cardfit;
 
 namespace {
@@ -42,3 +44,4 @@ TEST_CASE("ZeRO with context parallel still partitions over the data-parallel ra
   // dp = gpus / cp: the partition doubles when cp halves dp (no dp x cp partitioning is modelled).
   CHECK(rank_component(opts("zero1", 2), "optimizer_states") > rank_component(opts("zero1", 1), "optimizer_states"));
 }
+}  // namespace parallel_cp_shard_test

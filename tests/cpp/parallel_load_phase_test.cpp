@@ -5,6 +5,8 @@
 
 #include "parallel_test_util.hpp"
 
+namespace parallel_load_phase_test {
+
 using namespace cardfit;
 using namespace cardfit::test;
 using R = RankModel;
@@ -32,3 +34,4 @@ TEST_CASE("a load phase leaves the per-rank step unchanged (ZeRO-2 and FSDP)", "
     CHECK(b.moment(loaded.from_end(0), 2)[R::kStates] > 0);
   }
 }
+}  // namespace parallel_load_phase_test

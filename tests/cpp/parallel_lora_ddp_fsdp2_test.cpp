@@ -10,6 +10,8 @@
 
 #include "parallel_test_util.hpp"
 
+namespace parallel_lora_ddp_fsdp2_test {
+
 using namespace cardfit;
 using namespace cardfit::test;
 using R = RankModel;
@@ -139,3 +141,4 @@ TEST_CASE("LoRA under FSDP2 past the rank: lora_A's dim 0 (r = 16) pads to one r
   CHECK(at[R::kStates] == 8 * kLayers * kShardLayer);
   CHECK(at[R::kGrads] == 4 * kLayers * kShardLayer);
 }
+}  // namespace parallel_lora_ddp_fsdp2_test

@@ -8,6 +8,8 @@
 
 #include "parallel_test_util.hpp"
 
+namespace parallel_lora_test {
+
 using namespace cardfit;
 using namespace cardfit::test;
 using R = RankModel;
@@ -70,3 +72,4 @@ TEST_CASE("LoRA across GPUs: ZeRO-2 holds the whole 16-bit model per rank") {
   CHECK(zero.parallel.supported);
   CHECK(zero.parallel.rank.peak_bytes > 2 * (kBase + kAdapters));
 }
+}  // namespace parallel_lora_test

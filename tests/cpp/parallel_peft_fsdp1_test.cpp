@@ -17,6 +17,8 @@
 #include "error.hpp"
 #include "parallel_test_util.hpp"
 
+namespace parallel_peft_fsdp1_test {
+
 using namespace cardfit;
 using namespace cardfit::test;
 using R = RankModel;
@@ -248,3 +250,4 @@ TEST_CASE("QLoRA under FSDP1: an fp32 upcast or a non-4-bit base is a coded erro
   CHECK(field_of(all_projections_options("qlora", "hsdp", 16, R"(,"qlora_quant":"gptq")")) == "qlora_quant");
   CHECK(field_of(opts(4, R"(,"kbit_upcast":false)")) == "no error");
 }
+}  // namespace parallel_peft_fsdp1_test

@@ -8,6 +8,8 @@
 
 #include "parallel_test_util.hpp"
 
+namespace parallel_qlora_ddp_test {
+
 using namespace cardfit;
 using namespace cardfit::test;
 using R = RankModel;
@@ -78,3 +80,4 @@ TEST_CASE("QLoRA across GPUs: planned under DDP with a note and under ZeRO-1/2, 
   const Plan tp = make_plan(m, parse_options(opts("ddp", 4, R"(,"tp":2)")), cat);
   CHECK_FALSE(tp.parallel.supported);
 }
+}  // namespace parallel_qlora_ddp_test

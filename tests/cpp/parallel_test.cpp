@@ -13,6 +13,8 @@
 #include "report/report.hpp"
 #include "test_util.hpp"
 
+namespace parallel_test {
+
 using namespace cardfit;
 using R = RankModel;
 
@@ -363,3 +365,4 @@ TEST_CASE("ZeRO-2 without autocast: BLOOM-560M master and states partitioned onc
   CHECK(total(ts) == 2 * P + 4 * part + 8 * part + 12 * part + 2 * 1048576 + kWorkspace);
   CHECK(t.rank(Parallel::zero2).peak(1) >= total(ts));
 }
+}  // namespace parallel_test

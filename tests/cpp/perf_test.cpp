@@ -19,6 +19,8 @@
 #include "plan/step_events.hpp"
 #include "test_util.hpp"
 
+namespace perf_test {
+
 using namespace cardfit;
 using M = MemoryModel;
 
@@ -633,3 +635,4 @@ TEST_CASE("the tensor limits hold every published model twice over and refuse a 
   CHECK(past["error"]["code"] == "config.field_range");
   CHECK(past["error"]["message"].get<std::string>().find("1000000 tensors") != std::string::npos);
 }
+}  // namespace perf_test

@@ -8,6 +8,8 @@
 #include "plan/split.hpp"
 #include "test_util.hpp"
 
+namespace plan_test {
+
 using namespace cardfit;
 using nlohmann::json;
 
@@ -170,3 +172,4 @@ TEST_CASE("handle(): the requested plan has peak, reserved and components that s
   CHECK(p["components"].contains("logits"));
   CHECK(r["cards"][0].contains("safe_batch"));
 }
+}  // namespace plan_test

@@ -9,6 +9,8 @@
 #include "plan/checkpoint_quant.hpp"
 #include "test_util.hpp"
 
+namespace qlora_bnb_checkpoint_test {
+
 using nlohmann::json;
 using namespace cardfit;
 
@@ -100,3 +102,4 @@ TEST_CASE("with_checkpoint_quant: only a bitsandbytes checkpoint's unset options
   fp8["quantization_config"] = {{"quant_method", "fp8"}, {"weight_block_size", {128, 128}}};
   CHECK_FALSE(trace_json(fp8).stored_bnb);
 }
+}  // namespace qlora_bnb_checkpoint_test

@@ -14,6 +14,8 @@
 #include "plan/option_schema.hpp"
 #include "test_util.hpp"
 
+namespace replan_cache_test {
+
 using namespace cardfit;
 using nlohmann::json;
 
@@ -133,3 +135,4 @@ TEST_CASE("the memory cache reuses a mode's model only for options no memory mod
   }
   CHECK(cache.get(m, a, Mode::lora, 512, ov) != first);
 }
+}  // namespace replan_cache_test

@@ -10,6 +10,8 @@
 #include "report/json_writer.hpp"
 #include "test_util.hpp"
 
+namespace report_test {
+
 using nlohmann::json;
 
 namespace {
@@ -216,3 +218,4 @@ TEST_CASE("an unexpected exception reaches the user as a fixed internal error") 
   CHECK(e["error"]["path"] == "");
   CHECK(e.dump() == cardfit::internal_error_json());
 }
+}  // namespace report_test

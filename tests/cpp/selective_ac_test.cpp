@@ -10,6 +10,8 @@
 #include "plan/selective_ac.hpp"
 #include "test_util.hpp"
 
+namespace selective_ac_test {
+
 using namespace cardfit;
 using M = MemoryModel;
 
@@ -85,3 +87,4 @@ TEST_CASE("op policy: every checkpointed layer keeps its saved outputs beside it
   const M none_op = M(llama(), parse_options(R"({"ckpt_policy": "selective_op"})"), Mode::full, kSeq, kOv);
   CHECK(loss(none).per_sample == loss(none_op).per_sample);
 }
+}  // namespace selective_ac_test

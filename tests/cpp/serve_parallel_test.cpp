@@ -22,6 +22,8 @@
 #include "plan/serve_parallel.hpp"
 #include "test_util.hpp"
 
+namespace serve_parallel_test {
+
 using namespace cardfit;
 
 namespace {
@@ -120,3 +122,4 @@ TEST_CASE("serve_parallel refuses splits the scripts refuse, naming serve_device
   CHECK(code_path({{"serve_parallel", "tp"}, {"serve_devices", 4}, {"engine", "vllm"}}) == "options.value serve_parallel");
   CHECK(code_path({{"serve_parallel", "layer_split"}, {"serve_devices", 5}}) == "ok");
 }
+}  // namespace serve_parallel_test

@@ -12,6 +12,8 @@
 #include "cardfit/planner.hpp"
 #include "test_util.hpp"
 
+namespace snapshot_test {
+
 using nlohmann::json;
 
 namespace {
@@ -142,3 +144,4 @@ TEST_CASE("every plan number matches the snapshot taken before the dataflow rede
     CHECK(compared == files.size());  // a new golden model gets its snapshot too
   }
 }
+}  // namespace snapshot_test

@@ -15,6 +15,8 @@
 #include "report/report.hpp"
 #include "plan_test_util.hpp"
 
+namespace stacked_experts_test {
+
 using namespace cardfit;
 using nlohmann::json;
 
@@ -129,3 +131,4 @@ TEST_CASE("the Model holds a layer's experts as one entry per projection") {
   CHECK(listed[at + 3].name == "model.layers.3.mlp.experts.1.gate_proj.weight");
   CHECK(listed[at + 3 * 256].name == "model.layers.3.mlp.shared_experts.gate_proj.weight");
 }
+}  // namespace stacked_experts_test

@@ -13,6 +13,8 @@
 #include "plan/stacks.hpp"
 #include "test_util.hpp"
 
+namespace stacks_kbit_upcast_test {
+
 using namespace cardfit;
 using M = MemoryModel;
 
@@ -39,3 +41,4 @@ TEST_CASE("axolotl and torchtune keep QLoRA's unquantized weights 16-bit, hf upc
   CHECK_FALSE(stack_row(Stack::axolotl).policies.kbit_upcast);
   CHECK(stack_row(Stack::hf).policies.kbit_upcast);
 }
+}  // namespace stacks_kbit_upcast_test

@@ -14,6 +14,8 @@
 #include "plan/stacks.hpp"
 #include "test_util.hpp"
 
+namespace stacks_test {
+
 using namespace cardfit;
 using M = MemoryModel;
 
@@ -345,3 +347,4 @@ TEST_CASE("every golden model plans under every stack in every mode, its compone
     }
   }
 }
+}  // namespace stacks_test

@@ -7,6 +7,8 @@
 
 #include "arch/stored_dtype.hpp"
 
+namespace stored_dtype_test {
+
 using namespace cardfit;
 
 TEST_CASE("every stored dtype has one unique safetensors name that reads back to it") {
@@ -38,3 +40,4 @@ TEST_CASE("stored dtype widths") {
   CHECK(stored_dtype_bytes(StoredDtype::unset) == 2);  // a parameter at the checkpoint's 16-bit dtype
   CHECK(stored_dtype_name(StoredDtype::f8_e4m3) == "F8_E4M3");
 }
+}  // namespace stored_dtype_test

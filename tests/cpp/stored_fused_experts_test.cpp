@@ -21,6 +21,8 @@
 #include "cardfit/planner.hpp"
 #include "test_util.hpp"
 
+namespace stored_fused_experts_test {
+
 using nlohmann::json;
 using cardfit::ExtraRole;
 using cardfit::Shape;
@@ -263,3 +265,4 @@ TEST_CASE("a finding says when bitsandbytes leaves bare-parameter experts at 16 
   // Mixtral's experts are nn.Linear modules: bitsandbytes quantizes them.
   CHECK(finding(golden_file("mixtral-8x7b-v0.1.json").at("config"), {{"mode", "qlora"}}).empty());
 }
+}  // namespace stored_fused_experts_test

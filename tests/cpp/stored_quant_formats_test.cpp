@@ -18,6 +18,8 @@
 #include "cardfit/planner.hpp"
 #include "plan_test_util.hpp"
 
+namespace stored_quant_formats_test {
+
 using nlohmann::json;
 using cardfit::StoredDtype;
 using cardfit::stored_dtype_name;
@@ -496,3 +498,4 @@ TEST_CASE("every block-scaled FP8 weight of a golden checkpoint is packed or say
   }
   CHECK(checked > 40000);  // DeepSeek-V3's 41,540 scales among them
 }
+}  // namespace stored_quant_formats_test

@@ -19,10 +19,6 @@
 namespace cardfit::families {
 
 namespace {
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 struct Heads {
   bool pooler = false, mlm = false, nsp = false;
   int64_t classifier = 0;      // labels of a classifier on the pooled / first token
@@ -37,23 +33,23 @@ Heads heads_of(const Config& c, bool roberta) {
   const auto archs = c.has("architectures") ? c.string_list("architectures") : std::vector<std::string>{};
   h.arch = archs.empty() ? "" : archs.front();
   const std::string& a = h.arch;
-  if (a.empty() || ends_with(a, "ForMaskedLM") || ends_with(a, "ForPreTraining")) {
+  if (a.empty() || a.ends_with("ForMaskedLM") || a.ends_with("ForPreTraining")) {
     h.pooler = h.mlm = true;
     h.nsp = !roberta;
-  } else if (ends_with(a, "ForSequenceClassification")) {
+  } else if (a.ends_with("ForSequenceClassification")) {
     h.pooler = !roberta;
     h.classifier = num_labels(c, 2);
     h.classifier_mlp = roberta;
-  } else if (ends_with(a, "ForTokenClassification")) {
+  } else if (a.ends_with("ForTokenClassification")) {
     h.token_classifier = num_labels(c, 2);
-  } else if (ends_with(a, "ForQuestionAnswering")) {
+  } else if (a.ends_with("ForQuestionAnswering")) {
     h.qa = true;
-  } else if (ends_with(a, "ForMultipleChoice")) {
+  } else if (a.ends_with("ForMultipleChoice")) {
     h.pooler = true;
     h.classifier = 1;
-  } else if (ends_with(a, "ForNextSentencePrediction")) {
+  } else if (a.ends_with("ForNextSentencePrediction")) {
     h.pooler = h.nsp = true;
-  } else if (ends_with(a, "ForCausalLM") || ends_with(a, "LMHeadModel")) {
+  } else if (a.ends_with("ForCausalLM") || a.ends_with("LMHeadModel")) {
     h.mlm = true;
   } else {
     h.pooler = true;  // *Model (the bare encoder keeps its pooler)
@@ -91,7 +87,7 @@ Model bert(const Config& c) {
                   .head_dim = head_dim, .intermediate = inter, .vocab = vocab,
                   .max_positions = positions, .tied_embeddings = tied, .encoder_only = true,
                   .initializer_range = c.number_or("initializer_range", 0.02)};
-  if (h.arch.empty() || ends_with(h.arch, "ForMaskedLM"))
+  if (h.arch.empty() || h.arch.ends_with("ForMaskedLM"))
     b.note(std::string("Head: the published pretraining checkpoint layout (") +
            (roberta ? (type == "roberta" ? "RobertaForMaskedLM" : "XLMRobertaForMaskedLM") + std::string(" weights plus roberta.pooler") : "BertForPreTraining: pooler, "
                       "cls.predictions and cls.seq_relationship") +

@@ -150,7 +150,7 @@ Model deberta_v2(const Config& c) {
   const ValueId encoded = b.cursor();  // every head reads the encoder's output
   const int64_t labels = num_labels(c, 2);
   const std::string tied = "deberta.embeddings.word_embeddings.weight";
-  if (arch.empty() || ends_with_text(arch, "ForMaskedLM")) {
+  if (arch.empty() || arch.ends_with("ForMaskedLM")) {
     mlm_head(b, {.in = hidden, .width = embed, .vocab = vocab, .dense = "lm_predictions.lm_head.dense",
                  .norm = "lm_predictions.lm_head.LayerNorm", .decoder = "lm_predictions.lm_head.decoder",
                  .bias = "lm_predictions.lm_head.bias", .act = act, .tied_to = tied, .decoder_module = false});
@@ -163,13 +163,13 @@ Model deberta_v2(const Config& c) {
       b.norm("mask_predictions.LayerNorm", hidden, NormKind::layernorm, Role::head);
       head_linear(b, "mask_predictions.classifier", hidden, 1);
     }
-  } else if (ends_with_text(arch, "ForSequenceClassification") || ends_with_text(arch, "ForMultipleChoice")) {
+  } else if (arch.ends_with("ForSequenceClassification") || arch.ends_with("ForMultipleChoice")) {
     head_linear(b, "pooler.dense", pooler, pooler);
     b.activation("pooler.act", pooler, c.string_or("pooler_hidden_act", "gelu"));
-    head_linear(b, "classifier", pooler, ends_with_text(arch, "ForMultipleChoice") ? 1 : labels);
-  } else if (ends_with_text(arch, "ForTokenClassification")) {
+    head_linear(b, "classifier", pooler, arch.ends_with("ForMultipleChoice") ? 1 : labels);
+  } else if (arch.ends_with("ForTokenClassification")) {
     head_linear(b, "classifier", hidden, labels);
-  } else if (ends_with_text(arch, "ForQuestionAnswering")) {
+  } else if (arch.ends_with("ForQuestionAnswering")) {
     head_linear(b, "qa_outputs", hidden, 2);
   }
   return b.finish();

@@ -74,10 +74,6 @@ int64_t compress_rate(const Config& c, const char* type, const char* legacy, int
   return fallback;
 }
 
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 struct V4 {
   int64_t vocab, hidden, layers, heads, head_dim, q_lora, o_groups, o_lora, window;
   int64_t experts, top_k, moe_inter, hc, index_heads, index_dim, index_topk, csa_rate, hca_rate;
@@ -118,14 +114,13 @@ std::optional<V4Storage> v4_storage(const Config& c) {
 // Whether the checkpoint stores `t` quantized: the FP8 linears and the routed experts.
 bool v4_quantized(const Tensor& t) {
   const bool routed = t.role == Role::expert && t.name.find(".ffn.experts.") != std::string::npos;
-  if ((!t.linear && !routed) || t.shape.size() != 2 || !ends_with(t.name, ".weight") || !t.tied_to.empty()) return false;
+  if ((!t.linear && !routed) || t.shape.size() != 2 || !t.name.ends_with(".weight") || !t.tied_to.empty()) return false;
   if (t.role == Role::embedding || t.role == Role::head || t.role == Role::router) return false;
-  return t.name.find("compressor.") == std::string::npos && !ends_with(t.name, "weights_proj.weight");
+  return t.name.find("compressor.") == std::string::npos && !t.name.ends_with("weights_proj.weight");
 }
 
 // The scale of `t` (and, for an FP4 expert, its packed shape through `packed`).
 Tensor v4_scale(const Config& c, const V4Storage& st, const Tensor& t, Shape* packed) {
-  auto ceil_div = [](int64_t a, int64_t d) { return (a + d - 1) / d; };
   const int64_t out = t.shape[0], in = t.shape[1];
   Tensor scale;
   scale.role = t.role;
@@ -234,7 +229,6 @@ void add_mtp_layers(Model& m, const V4& v, int64_t count, const std::vector<std:
     extra(make(p + "hc_head_scale", {1}, Role::other, false));
   }
 }
-
 
 // A parameter node that does not go through nn.Linear (hyper-connection mixes, pooling weights).
 Node param_node(std::string name, Op op, int64_t in, int64_t out, int64_t params, std::string detail) {

@@ -58,22 +58,22 @@ Model electra(const Config& c) {
 
   b.block("heads", "final");
   const int64_t labels = num_labels(c, 2);
-  if (arch.empty() || ends_with_text(arch, "ForPreTraining")) {
+  if (arch.empty() || arch.ends_with("ForPreTraining")) {
     head_linear(b, "discriminator_predictions.dense", hidden, hidden);
     b.activation("discriminator_predictions.act", hidden, act);
     head_linear(b, "discriminator_predictions.dense_prediction", hidden, 1);
-  } else if (ends_with_text(arch, "ForMaskedLM")) {
+  } else if (arch.ends_with("ForMaskedLM")) {
     // ElectraGeneratorPredictions: dense → gelu → LayerNorm; then generator_lm_head (+ its bias).
     mlm_head(b, {.in = hidden, .width = embed, .vocab = vocab, .dense = "generator_predictions.dense",
                  .norm = "generator_predictions.LayerNorm", .decoder = "generator_lm_head", .decoder_bias = true,
                  .act = "gelu", .tied_to = b.dims().tied_embeddings ? "electra.embeddings.word_embeddings.weight" : ""});
-  } else if (ends_with_text(arch, "ForSequenceClassification")) {
+  } else if (arch.ends_with("ForSequenceClassification")) {
     head_linear(b, "classifier.dense", hidden, hidden);
     b.activation("classifier.act", hidden, "gelu");
     head_linear(b, "classifier.out_proj", hidden, labels);
-  } else if (ends_with_text(arch, "ForTokenClassification")) {
+  } else if (arch.ends_with("ForTokenClassification")) {
     head_linear(b, "classifier", hidden, labels);
-  } else if (ends_with_text(arch, "ForQuestionAnswering")) {
+  } else if (arch.ends_with("ForQuestionAnswering")) {
     head_linear(b, "qa_outputs", hidden, 2);
   }
   return b.finish();

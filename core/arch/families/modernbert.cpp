@@ -63,12 +63,12 @@ Model modernbert(const Config& c) {
   b.block("final", "final");
   b.norm("model.final_norm", hidden, norm);
   const bool cls_bias = c.boolean_or("classifier_bias", false);
-  if (arch.empty() || ends_with_text(arch, "ForMaskedLM")) {
+  if (arch.empty() || arch.ends_with("ForMaskedLM")) {
     mlm_head(b, {.in = hidden, .width = hidden, .vocab = vocab, .dense = "head.dense", .norm = "head.norm",
                  .decoder = "decoder", .dense_bias = cls_bias, .decoder_bias = c.boolean_or("decoder_bias", true),
                  .norm_kind = norm, .act = c.string_or("classifier_activation", act),
                  .tied_to = tied ? "model.embeddings.tok_embeddings.weight" : ""});
-  } else if (ends_with_text(arch, "ForSequenceClassification") || ends_with_text(arch, "ForTokenClassification")) {
+  } else if (arch.ends_with("ForSequenceClassification") || arch.ends_with("ForTokenClassification")) {
     head_linear(b, "head.dense", hidden, hidden, cls_bias);
     b.activation("head.act", hidden, c.string_or("classifier_activation", act));
     b.norm("head.norm", hidden, norm, Role::head);

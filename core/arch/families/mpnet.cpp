@@ -28,9 +28,9 @@ Model mpnet(const Config& c) {
   const std::string act = c.string_or("hidden_act", "gelu");
   require(hidden % heads == 0, c, "num_attention_heads", "hidden_size must be divisible by num_attention_heads.");
   const std::string arch = first_architecture(c);
-  const bool bare = arch.empty() || ends_with_text(arch, "MPNetModel");
-  const bool mlm = ends_with_text(arch, "ForMaskedLM");
-  const bool pooler = bare || ends_with_text(arch, "ForMultipleChoice");
+  const bool bare = arch.empty() || arch.ends_with("MPNetModel");
+  const bool mlm = arch.ends_with("ForMaskedLM");
+  const bool pooler = bare || arch.ends_with("ForMultipleChoice");
   const std::string base = bare ? "" : "mpnet.";
   b.dims() = Dims{.hidden = hidden, .layers = layers, .heads = heads, .kv_heads = heads, .head_dim = hidden / heads,
                   .intermediate = inter, .vocab = vocab, .max_positions = positions,
@@ -69,15 +69,15 @@ Model mpnet(const Config& c) {
     mlm_head(b, {.in = hidden, .width = hidden, .vocab = vocab, .dense = "lm_head.dense", .norm = "lm_head.layer_norm",
                  .decoder = "lm_head.decoder", .bias = "lm_head.bias", .act = "gelu",
                  .tied_to = b.dims().tied_embeddings ? "mpnet.embeddings.word_embeddings.weight" : ""});
-  } else if (ends_with_text(arch, "ForSequenceClassification")) {
+  } else if (arch.ends_with("ForSequenceClassification")) {
     head_linear(b, "classifier.dense", hidden, hidden);
     b.activation("classifier.act", hidden, "tanh");
     head_linear(b, "classifier.out_proj", hidden, labels);
-  } else if (ends_with_text(arch, "ForTokenClassification")) {
+  } else if (arch.ends_with("ForTokenClassification")) {
     head_linear(b, "classifier", hidden, labels);
-  } else if (ends_with_text(arch, "ForMultipleChoice")) {
+  } else if (arch.ends_with("ForMultipleChoice")) {
     head_linear(b, "classifier", hidden, 1);
-  } else if (ends_with_text(arch, "ForQuestionAnswering")) {
+  } else if (arch.ends_with("ForQuestionAnswering")) {
     head_linear(b, "qa_outputs", hidden, 2);
   }
   return b.finish();

@@ -17,7 +17,7 @@ Model vit(const Config& c) {
   // intermediate_size=3072, hidden_act="gelu", image_size=224, patch_size=16, num_channels=3,
   // qkv_bias=True, pooler_output_size=None (hidden_size), pooler_act="tanh".
   const std::string arch = first_architecture(c);
-  const bool classify = ends_with_text(arch, "ForImageClassification");
+  const bool classify = arch.ends_with("ForImageClassification");
   GoogleVitSpec s{.prefix = classify ? "vit" : "", .hidden = c.positive_or({"hidden_size"}, 768),
                   .layers = c.positive_or({"num_hidden_layers"}, 12), .heads = c.positive_or({"num_attention_heads"}, 12),
                   .intermediate = c.positive_or({"intermediate_size"}, 3072),

@@ -51,7 +51,7 @@ Model wav2vec2(const Config& c) {
           "hidden_size must be divisible by num_conv_pos_embedding_groups.");
   require(!c.boolean_or("add_adapter", false), c, "add_adapter", "wav2vec2 with add_adapter is not traced yet.");
   const std::string arch = first_architecture(c);
-  const bool bare = arch.empty() || ends_with_text(arch, "Wav2Vec2Model");
+  const bool bare = arch.empty() || arch.ends_with("Wav2Vec2Model");
   f.prefix = bare ? "" : "wav2vec2";
   const std::string p = bare ? "" : "wav2vec2.";
   const int64_t vocab = c.positive_or({"vocab_size"}, 32);
@@ -76,9 +76,9 @@ Model wav2vec2(const Config& c) {
   b.block("heads", "final");
   if (f.stable_layer_norm) b.norm(p + "encoder.layer_norm", hidden, NormKind::layernorm);
   const ValueId x = b.cursor();
-  if (ends_with_text(arch, "ForCTC")) {
+  if (arch.ends_with("ForCTC")) {
     head_linear(b, "lm_head", hidden, vocab);
-  } else if (ends_with_text(arch, "ForPreTraining")) {
+  } else if (arch.ends_with("ForPreTraining")) {
     const int64_t groups = c.positive_or({"num_codevector_groups"}, 2);
     const int64_t per_group = c.positive_or({"num_codevectors_per_group"}, 320);
     const int64_t codevector = c.positive_or({"codevector_dim"}, 256);
@@ -97,7 +97,7 @@ Model wav2vec2(const Config& c) {
     cv.params = b.tensor(cv.name, {1, groups * per_group, codevector / groups}, Role::head);
     b.node(cv);
     head_linear(b, "project_q", codevector, proj);
-  } else if (ends_with_text(arch, "ForSequenceClassification")) {
+  } else if (arch.ends_with("ForSequenceClassification")) {
     if (c.boolean_or("use_weighted_layer_sum", false)) {
       Node w;
       w.name = "layer_weights";
