@@ -295,7 +295,7 @@ BlockSignature structural_signature(const Block& b) {
     const AttentionGeom& g = n.attn;
     for (int64_t v : {g.heads, g.kv_heads, g.head_dim, g.v_head_dim, g.window, int64_t(g.causal), int64_t(g.cross),
                       g.cache_dim, int64_t(g.alibi), g.context, g.qkv_features, int64_t(g.sinks), g.compress_ratio,
-                      g.compressed_dim, g.chunk})
+                      g.compressed_dim, g.chunk, int64_t(g.fp32_qk)})
       put(key, v);
   }
   return key;

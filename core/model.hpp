@@ -175,6 +175,8 @@ struct AttentionGeom {
   int64_t chunk = 0;        // chunked local attention in the module's own fp32 code, whatever the
                             // attention implementation (Gemma 4's audio): queries in chunks of
                             // `chunk`, each chunk's keys a context of `window` (0: none)
+  bool fp32_qk = false;     // eager attention casts q and k to fp32 for the scores (GPT-Neo's _attn):
+                            // without autocast the matmul keeps those fp32 copies
 };
 
 /// Which tokens a block runs over: the text sequence, or the tokens of each image (a vision tower
@@ -306,6 +308,9 @@ struct ModelFacts {
   std::string checkpoint_dtype;       // torch_dtype / dtype of the published weights ("" unknown)
   bool has_pad_token = false;
   double attn_logit_softcap = 0;      // attention soft-capping (Gemma 2): SDPA cannot do it
+  // The model class runs torch's SDPA (its _supports_sdpa); without it transformers falls back to
+  // eager attention unless another kernel is asked for (GPT-Neo, DeepSeek-V4).
+  bool sdpa = true;
 };
 
 /// A key equal for two blocks that plan/ treats alike: every field of the block and of its nodes

@@ -90,6 +90,7 @@ void attention_block(ModelBuilder& b, const AttentionSpec& s) {
   g.causal = s.causal;
   g.cross = s.cross;
   g.alibi = s.alibi;
+  g.fp32_qk = s.fp32_qk;
   if (s.output_gate || s.kv_shared || s.k_eq_v)
     g.qkv_features = (s.output_gate ? 2 * q_out : q_out) + (s.kv_shared ? 0 : k_out) + (s.kv_shared || s.k_eq_v ? 0 : v_out);
   g.sinks = !s.sinks.empty();

@@ -39,6 +39,7 @@ struct AttentionSpec {
   bool kv_shared = false;      // no k/v projections or k norm: the layer attends over an earlier layer's
                                // keys and values and holds no cache of its own (Gemma 4 num_kv_shared_layers)
   bool k_eq_v = false;         // no v projection: values are the k projection's output (Gemma 4 attention_k_eq_v)
+  bool fp32_qk = false;        // eager scores from fp32 copies of q and k (GPT-Neo's _attn)
 };
 /// q/k/v (or fused) projections, optional q/k norms, the attention op, the output projection.
 void attention_block(ModelBuilder& b, const AttentionSpec& spec);

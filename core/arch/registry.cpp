@@ -22,6 +22,7 @@ const std::vector<Family>& family_registry() {
       {"qwen2", families::llama},
       {"gpt_neox", families::gpt_neox},
       {"gptj", families::gptj},
+      {"gpt_neo", families::gpt_neo},
       {"gpt_bigcode", families::gpt_bigcode},
       {"opt", families::opt},
       {"bloom", families::bloom},

@@ -85,6 +85,7 @@ bool caps_attention_logits(const Model& m) { return m.facts.attn_logit_softcap >
 
 Attention attention_of(const Model& m, const Options& opt, Mode mode) {
   if (opt.attention) return *opt.attention;
+  if (!m.facts.sdpa) return Attention::eager;  // transformers' fallback, generation included
   return mode != Mode::serve && caps_attention_logits(m) ? Attention::eager : Attention::sdpa;
 }
 
@@ -535,8 +536,11 @@ BlockCost block_cost(const Model& m, size_t bi, const StepSetup& setup, int64_t 
         if (s.train) {
           // q (after RoPE), k and v as the kernel reads them (HF's sdpa path repeats K/V to all
           // heads for GQA first; flash_attention_2 does not).
-          w.raw(mul(mul(mul(g.heads, g.head_dim), tq), c));
-          w.raw(mul(mul(mul(kvh, g.head_dim + g.v_head_dim), tk), c));
+          // Eager attention casting q and k to fp32 (GPT-Neo): without autocast the scores' matmul
+          // keeps those copies; under autocast matmul casts them back to 16 bits.
+          const int64_t qk = g.fp32_qk && s.attention == Attention::eager && !s.autocast ? 4 : c;
+          w.raw(mul(mul(mul(g.heads, g.head_dim), tq), qk));
+          w.raw(mul(mul(kvh, tk), add(mul(g.head_dim, qk), mul(g.v_head_dim, c))));
           if (s.attention == Attention::eager) {
             // softmax(dtype=fp32) keeps its fp32 output; the probabilities cast back to the
             // compute dtype (and dropped out, keeping a 1-byte mask) are kept by P·V.

@@ -131,7 +131,8 @@ CARDFIT_FOR_SIZE void add_assumptions(Plan& p, const Model& m, const Catalog& ca
       "Gradient accumulation over more than one micro-batch keeps the gradients allocated through every forward "
       "and backward; with one, zero_grad(set_to_none=True) frees them after the step.",
       "grad_accum", std::to_string(o.grad_accum), "torch.optim.Optimizer.zero_grad");
-  const bool eager_default = !o.attention && o.mode != Mode::serve && caps_attention_logits(m);
+  const bool eager_fallback = !o.attention && !m.facts.sdpa;
+  const bool eager_default = !eager_fallback && !o.attention && o.mode != Mode::serve && caps_attention_logits(m);
   add("attention",
       std::string("SDPA/flash kernels keep q, k, v, the output and a logsumexp, never the score matrix (HF's sdpa path repeats "
       "K/V to every head for GQA; flash_attention_2 does not); eager attention keeps the fp32 softmax and the 16-bit "
@@ -142,9 +143,15 @@ CARDFIT_FOR_SIZE void add_assumptions(Plan& p, const Model& m, const Catalog& ca
                  "(Gemma2PreTrainedModel._check_and_enable_sdpa, an explicit choice kept), later versions warn when "
                  "training with anything but eager (Gemma2ForCausalLM.forward) but refuse nothing. An explicit "
                  "attention option wins."
+           : eager_fallback
+               ? " Eager by default here: the model class has no SDPA path (_supports_sdpa false), so transformers "
+                 "falls back to eager attention unless another kernel is asked for (PreTrainedModel."
+                 "_check_and_adjust_attn_implementation). An explicit attention option wins."
                : ""),
       "attention", attention_name(p.attention),
-      eager_default ? "transformers models/gemma2/modeling_gemma2.py" : "docs/memory-model.md#attention");
+      eager_default    ? "transformers models/gemma2/modeling_gemma2.py"
+      : eager_fallback ? "transformers modeling_utils.py (_check_and_adjust_attn_implementation)"
+                       : "docs/memory-model.md#attention");
   const bool ckpt_default = grad_ckpt_defaulted_on(o, o.mode);
   add("grad_ckpt",
       std::string("Gradient checkpointing keeps each block's input and recomputes one block at a time in backward (its "

@@ -33,6 +33,7 @@ Model ernie4_5(const Config& cfg);  // Llama tensors, one use_bias switch
 
 Model gpt_neox(const Config& cfg);
 Model gptj(const Config& cfg);
+Model gpt_neo(const Config& cfg);
 Model gpt_bigcode(const Config& cfg);
 Model opt(const Config& cfg);
 Model bloom(const Config& cfg);
