@@ -145,8 +145,7 @@ CARDFIT_FOR_SIZE void add_assumptions(Plan& p, const Model& m, const Catalog& ca
                  "attention option wins."
            : eager_fallback
                ? " Eager by default here: the model class has no SDPA path (_supports_sdpa false), so transformers "
-                 "falls back to eager attention unless another kernel is asked for (PreTrainedModel."
-                 "_check_and_adjust_attn_implementation). An explicit attention option wins."
+                 "falls back to it. An explicit attention option wins."
                : ""),
       "attention", attention_name(p.attention),
       eager_default    ? "transformers models/gemma2/modeling_gemma2.py"

@@ -55,9 +55,11 @@ TEST_CASE("gpt_neo: attention_types expands as GPTNeoConfig does, errors name th
   json e = error_of(c);
   CHECK(e["code"] == "config.field_inconsistent");
   CHECK(e["path"] == "$.attention_types");
-  CHECK(e["message"].get<std::string>().find("expands to 10 layer types; num_layers is 12") != std::string::npos);
-  c["attention_types"] = json::parse(R"([[["global"], 1000000000000000000]])");  // stops at num_layers
+  CHECK(e["message"] == "$.attention_types expands to fewer layer types than num_layers.");
+  c["attention_types"] = json::parse(R"([[["global"], 1000000000000000000]])");  // counted, not expanded
   CHECK(error_of(c)["code"] == "config.field_inconsistent");
+  c["attention_types"] = json::parse(R"([[["global"], -1]])");
+  CHECK(error_of(c)["code"] == "config.field_type");
   c["attention_types"] = json::parse(R"([[["global", "sparse"], 6]])");
   CHECK(error_of(c)["code"] == "config.field_range");
   c["attention_types"] = json::parse(R"([[[], 6]])");

@@ -476,14 +476,13 @@ Model deepseek_v4(const Config& c) {
   m.facts.sdpa = false;  // eager unless asked otherwise: what transformers runs
   m.notes.push_back(
       "DeepSeek-V4 in transformers runs eager attention only (_supports_sdpa and _supports_flash_attn are "
-      "False: head_dim 512 and the per-head sinks), so the plan takes eager attention unless the attention "
-      "option says otherwise.");
+      "False: head_dim 512 and the per-head sinks), so the plan takes eager attention by default.");
   m.notes.push_back(
       "DeepSeek-V4 training activations: each hyper-connection saves the hc_mult-wide stream it reads and "
       "the block output it expands; the fp32 copies the mixes run in, the Sinkhorn iterations' "
       "intermediates and the compressors' windowed softmax are not counted; attention FLOPs are those of the "
-      "sliding window, eager scores those of the whole sequence (transformers' eager_attention_with_sink masks "
-      "the window); the compressed entries CSA / HCA layers also attend to are not added.");
+      "sliding window, eager scores of the whole sequence (the window is a mask); the compressed entries CSA / HCA "
+      "layers also attend to are not added.");
   if (mtp > 0)
     m.notes.push_back("The published checkpoint also stores " + std::to_string(mtp) +
                       " multi-token-prediction layer(s) as mtp.{j}.* (num_nextn_predict_layers); DeepseekV4ForCausalLM "

@@ -13,45 +13,36 @@
 namespace cardfit::families {
 
 namespace {
-// GPTNeoConfig.expand_attention_types_params: [[["global", "local"], 6]] is 12 layer types; the
-// class requires as many as num_layers (its default: [[["global", "local"], 12]], 24 layers).
-std::vector<bool> local_layers(const Config& c, int64_t layers) {
-  const char* key = "attention_types";
-  if (!c.has(key)) {
-    require(layers == 24, c, "num_layers", "Without attention_types GPTNeoConfig expands 24 layer types; num_layers is " +
-                                               std::to_string(layers) + ".");
-    std::vector<bool> local(24);
-    for (size_t i = 0; i < local.size(); ++i) local[i] = i % 2 == 1;
-    return local;
+[[noreturn]] void bad_attention_types(const Config& c, ErrorCode code, const char* what) {
+  throw Error(code, c.path_of("attention_types") + what, c.path_of("attention_types"));
+}
+
+// GPTNeoConfig.expand_attention_types_params: [[["global", "local"], 6]] is 12 layer types, as many as
+// num_layers (the class default: [[["global", "local"], 12]], 24 layers). Returns the local ones,
+// counted without expanding (a hostile repeat count costs nothing).
+int64_t local_layers(const Config& c, int64_t layers) {
+  if (!c.has("attention_types")) {
+    require(layers == 24, c, "num_layers", "Without attention_types GPT-Neo has 24 layers.");
+    return 12;
   }
-  const nlohmann::json& spec = c.raw().at(key);
-  auto malformed = [&] {
-    throw Error(ErrorCode::field_type,
-                c.path_of(key) + " must be a list of [[layer types...], repeats] pairs, as GPTNeoConfig writes it.",
-                c.path_of(key));
-  };
-  if (!spec.is_array()) malformed();
-  std::vector<bool> local;
+  const nlohmann::json& spec = c.raw().at("attention_types");
+  if (!spec.is_array()) bad_attention_types(c, ErrorCode::field_type, " must list [[layer types...], repeats] pairs.");
+  uint64_t types = 0, local = 0;
   for (const auto& item : spec) {
-    if (!item.is_array() || item.size() != 2 || !item[0].is_array() || item[0].empty() || !item[1].is_number_integer() ||
-        item[1].get<int64_t>() < 0)
-      malformed();
-    for (int64_t r = 0; r < item[1].get<int64_t>(); ++r)
-      for (const auto& type : item[0]) {
-        if (!type.is_string() || (type != "global" && type != "local"))
-          throw Error(ErrorCode::field_range, c.path_of(key) + " names a layer type other than \"global\" and \"local\".",
-                      c.path_of(key));
-        if (int64_t(local.size()) == layers)  // also bounds a hostile repeat count
-          throw Error(ErrorCode::field_inconsistent,
-                      c.path_of(key) + " expands to more layer types than num_layers (" + std::to_string(layers) + ").",
-                      c.path_of(key));
-        local.push_back(type == "local");
-      }
+    if (!item.is_array() || item.size() != 2 || !item[0].is_array() || item[0].empty() || !item[1].is_number_unsigned())
+      bad_attention_types(c, ErrorCode::field_type, " must list [[layer types...], repeats] pairs.");
+    const auto repeats = item[1].get<uint64_t>();
+    for (const auto& type : item[0]) {
+      if (type != "local" && type != "global")
+        bad_attention_types(c, ErrorCode::field_range, " may name only \"global\" and \"local\".");
+      if (repeats > uint64_t(layers) - types)
+        bad_attention_types(c, ErrorCode::field_inconsistent, " expands to more layer types than num_layers.");
+      types += repeats;
+      if (type == "local") local += repeats;
+    }
   }
-  require(int64_t(local.size()) == layers, c, key,
-          c.path_of(key) + " expands to " + std::to_string(local.size()) + " layer types; num_layers is " +
-              std::to_string(layers) + " (GPTNeoConfig requires them equal).");
-  return local;
+  if (types != uint64_t(layers)) bad_attention_types(c, ErrorCode::field_inconsistent, " expands to fewer layer types than num_layers.");
+  return int64_t(local);
 }
 }  // namespace
 
@@ -65,11 +56,10 @@ Model gpt_neo(const Config& c) {
   const int64_t heads = c.positive({"num_heads"});
   const int64_t positions = c.positive_or({"max_position_embeddings"}, 2048);
   const int64_t inner = c.positive_or({"intermediate_size"}, checked_mul(4, hidden, "4 x hidden_size"));  // null: 4 x
-  const int64_t window = c.positive_or({"window_size"}, 256);
   const bool tied = c.boolean_or("tie_word_embeddings", true);
   const std::string act = c.string_or("activation_function", "gelu_new");
   require(hidden % heads == 0, c, "num_heads", "hidden_size must be divisible by num_heads.");
-  const std::vector<bool> local = local_layers(c, layers);
+  const int64_t local = local_layers(c, layers);
   b.dims().max_positions = positions;
   b.dims().initializer_range = c.number_or("initializer_range", 0.02);
 
@@ -96,16 +86,10 @@ Model gpt_neo(const Config& c) {
   b.norm("transformer.ln_f", hidden, NormKind::layernorm);
   lm_head(b, "lm_head", hidden, vocab, tied ? "transformer.wte.weight" : "");
 
-  int64_t local_count = 0;
-  for (const bool l : local) local_count += l;
-  if (local_count > 0)
-    b.note(std::to_string(local_count) + " of " + std::to_string(layers) + " layers are \"local\" (window_size " +
-           std::to_string(window) + "): GPT-Neo's eager attention masks that band of the full causal score matrix "
-           "and its cache keeps every token (flash_attention_2 runs them as global layers), so memory and FLOPs are "
-           "planned as for global attention.");
-  b.note("Buffers as the published EleutherAI checkpoints store them: per layer attn.attention.bias (the mask) and "
-         "attn.attention.masked_bias (a scalar); current transformers registers them non-persistent, so newer "
-         "saves omit them.");
+  if (local > 0)
+    b.note("The \"local\" layers of attention_types are planned as global: eager attention masks the window_size band "
+           "of the full score matrix and the cache keeps every token.");
+  b.note("Buffers as EleutherAI's checkpoints store them: per layer attn.attention.bias and masked_bias (newer saves omit them).");
   return b.finish();
 }
 
