@@ -203,18 +203,10 @@ void add_mtp_layers(Model& m, const V4& v, int64_t count, const std::vector<std:
       t.tied_to.clear();
       m.stored_extras.push_back({std::move(t), ExtraRole::mtp, StoredDtype::bf16});
     };
-    auto make = [](std::string name, Shape shape, Role role, bool linear) {
-      Tensor t;
-      t.name = std::move(name);
-      t.shape = std::move(shape);
-      t.role = role;
-      t.linear = linear;
-      return t;
-    };
-    extra(make(p + "e_proj.weight", {v.hidden, v.hidden}, Role::other, true));
-    extra(make(p + "h_proj.weight", {v.hidden, v.hidden}, Role::other, true));
-    extra(make(p + "enorm.weight", {v.hidden}, Role::norm, false));
-    extra(make(p + "hnorm.weight", {v.hidden}, Role::norm, false));
+    extra(make_tensor(p + "e_proj.weight", {v.hidden, v.hidden}, Role::other, true));
+    extra(make_tensor(p + "h_proj.weight", {v.hidden, v.hidden}, Role::other, true));
+    extra(make_tensor(p + "enorm.weight", {v.hidden}, Role::norm, false));
+    extra(make_tensor(p + "hnorm.weight", {v.hidden}, Role::norm, false));
     for (const auto& t : m.tensors) {  // extra() appends to m.stored_extras only
       if (t.name.rfind(from, 0) != 0) continue;
       const std::string rest = t.name.substr(from.size());
@@ -223,10 +215,10 @@ void add_mtp_layers(Model& m, const V4& v, int64_t count, const std::vector<std:
       c.name = p + rest;
       extra(std::move(c));
     }
-    extra(make(p + "norm.weight", {v.hidden}, Role::norm, false));
-    extra(make(p + "hc_head_fn", {v.hc, checked_mul(v.hc, v.hidden)}, Role::other, false));
-    extra(make(p + "hc_head_base", {v.hc}, Role::other, false));
-    extra(make(p + "hc_head_scale", {1}, Role::other, false));
+    extra(make_tensor(p + "norm.weight", {v.hidden}, Role::norm, false));
+    extra(make_tensor(p + "hc_head_fn", {v.hc, checked_mul(v.hc, v.hidden)}, Role::other, false));
+    extra(make_tensor(p + "hc_head_base", {v.hc}, Role::other, false));
+    extra(make_tensor(p + "hc_head_scale", {1}, Role::other, false));
   }
 }
 
