@@ -115,7 +115,8 @@ const std::vector<Family>& family_registry() {
       {"llama4", families::llama4},
       {"idefics3", families::idefics3},
       {"smolvlm", families::idefics3},
-      {"lfm2-vl", families::lfm2_vl},
+      {"lfm2-vl", families::lfm2_vl},  // the remote code's spelling (LFM2-VL, 2025)
+      {"lfm2_vl", families::lfm2_vl},  // Lfm2VlConfig.model_type in transformers (LFM2.5-VL)
       {"glm_ocr", families::glm_ocr},
       {"deepseek_vl_v2", families::deepseek_vl_v2},
       {"granitemoehybrid", families::granitemoehybrid},

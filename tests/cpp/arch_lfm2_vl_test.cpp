@@ -99,6 +99,38 @@ TEST_CASE("LFM2-VL plans in every mode, images add the tower's activations") {
   check_plans_in_every_mode(config, vision + projector + text);
 }
 
+namespace {
+// LFM2.5-VL-1.6B (model_type "lfm2_vl", transformers' spelling): SigLIP2 NaFlex so400m (hidden 1152,
+// intermediate 4304, 27 layers, no head), a projector without its layer norm (2048 wide) and LFM2-1.2B.
+constexpr int64_t VH2 = 1152, VI2 = 4304;
+constexpr int64_t vision_layer2 = 4 * (VH2 * VH2 + VH2) + (VH2 * VI2 + VI2) + (VI2 * VH2 + VH2) + 2 * 2 * VH2;
+constexpr int64_t vision2 = (VH2 * 3 * 16 * 16 + VH2) + 256 * VH2 + 27 * vision_layer2 + 2 * VH2;
+static_assert(vision_layer2 == 15239504 && vision2 == 412649712);
+constexpr int64_t PIN2 = VH2 * 4, projector2 = (2048 * PIN2 + 2048) + (2048 * 2048 + 2048);
+static_assert(projector2 == 13635584);
+// LFM2-1.2B: hidden 2048, 32 heads of 64, 8 KV heads, feed-forward int(2 · 12288 / 3) = 8192 (already a
+// multiple of 256), 10 conv and 6 attention layers, embed_tokens tied.
+constexpr int64_t H2 = 2048, FF2 = 8192;
+constexpr int64_t ffn2 = 3 * FF2 * H2 + 2 * H2;
+constexpr int64_t text2 = 65536 * H2 + 10 * (3 * H2 * H2 + H2 * 3 + H2 * H2 + ffn2) +
+                          6 * (2 * H2 * H2 + 2 * 512 * H2 + 2 * 64 + ffn2) + H2;
+static_assert(text2 == 1170340608);
+static_assert(vision2 + projector2 + text2 == 1596625904);  // the hub's safetensors total
+}  // namespace
+
+TEST_CASE("LFM2.5-VL-1.6B: transformers' spelling lfm2_vl, exact total by hand") {
+  const Model m = trace_golden("lfm2.5-vl-1.6b.json");
+  CHECK(m.parameter_count() == vision2 + projector2 + text2);
+  CHECK(under(m, "model.vision_tower.vision_model.") == vision2);
+  CHECK(under(m, "model.multi_modal_projector.") == projector2);
+  CHECK(find(m, "model.multi_modal_projector.layer_norm.weight") == nullptr);
+  CHECK(find(m, "model.language_model.layers.0.feed_forward.w1.weight")->shape == std::vector<int64_t>{FF2, H2});
+  // Both spellings name one architecture: the 450M config under either traces alike.
+  json c = golden_file("lfm2-vl-450m.json").at("config");
+  c["model_type"] = "lfm2_vl";
+  CHECK(trace_json(c).parameter_count() == vision + projector + text);
+}
+
 TEST_CASE("LFM2-VL configs that cannot run are coded errors naming the field") {
   const json config = golden_file("lfm2-vl-450m.json").at("config");
   json bad = config;

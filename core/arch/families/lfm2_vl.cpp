@@ -1,6 +1,6 @@
 // LFM2-VL (transformers models/lfm2_vl/modeling_lfm2_vl.py and configuration_lfm2_vl.py,
-// Lfm2VlForConditionalGeneration, model_type "lfm2-vl"; read 2026-12-01). Stored as the published
-// checkpoints hold it (_checkpoint_conversion_mapping is empty):
+// Lfm2VlForConditionalGeneration, model_type "lfm2_vl"; the 2025 remote code's configs say "lfm2-vl"; read
+// 2026-12-01). Stored as the published checkpoints hold it (_checkpoint_conversion_mapping is empty):
 //   model.vision_tower.vision_model.*  Siglip2VisionModel (models/siglip2/modeling_siglip2.py): the
 //       NaFlex embeddings (patch_embedding an nn.Linear [hidden, C · p²] over pre-cut patches,
 //       position_embedding [num_patches, hidden] resized to each image's grid), SigLIP encoder layers,
