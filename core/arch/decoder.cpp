@@ -63,7 +63,7 @@ void pre_norm_decoder_layer(ModelBuilder& b, const DecoderLayerSpec& s) {
 }
 
 std::vector<int64_t> layer_windows(const Config& c, int64_t layers, int64_t window,
-                                   const std::function<bool(int layer)>& slides) {
+                                   FunctionRef<bool(int layer)> slides) {
   const std::vector<std::string> types =
       read_layer_types(c, layers, {"full_attention", "sliding_attention"},
                        [&](int64_t i) { return slides(int(i)) ? "sliding_attention" : "full_attention"; });
@@ -86,7 +86,7 @@ void sandwich_norm_decoder_layer(ModelBuilder& b, const SandwichLayerSpec& s) {
 }
 
 void causal_lm_stack(ModelBuilder& b, const DecoderShape& d, const CausalLmNames& n,
-                     const std::function<void(int layer, const std::string& prefix)>& layer) {
+                     FunctionRef<void(int layer, const std::string& prefix)> layer) {
   b.block(n.embed, "embedding");
   token_embedding(b, n.embed, d.vocab, d.hidden);
   for (int i = 0; i < d.layers; ++i) {

@@ -1,12 +1,12 @@
 // The standard decoder-only config keys, read once, and the pre-norm decoder layer most
 // families share (Llama, Mistral, Qwen2, ...). Families override what differs.
 #pragma once
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "../config.hpp"
+#include "../function_ref.hpp"
 #include "blocks.hpp"
 #include "mla.hpp"
 #include "ssm.hpp"
@@ -77,7 +77,7 @@ void pre_norm_decoder_layer(ModelBuilder& b, const DecoderLayerSpec& spec);
 /// with "full_attention" / "sliding_attention" allowed, so a mixer cardfit does not model is
 /// refused, never traced as attention; absent, `slides(layer)`. Sliding layers get `window`.
 std::vector<int64_t> layer_windows(const Config& c, int64_t layers, int64_t window,
-                                   const std::function<bool(int layer)>& slides);
+                                   FunctionRef<bool(int layer)> slides);
 
 /// One sandwich-norm decoder layer (Gemma 2/3): input norm, attention, post-attention norm, residual,
 /// pre-feedforward norm, MLP, post-feedforward norm, residual. Four norms per layer; an empty
@@ -103,6 +103,6 @@ struct CausalLmNames {
 /// `layer(index, prefix)` inside its own block), the final norm, and the LM head, tied to the
 /// embedding when the config ties them.
 void causal_lm_stack(ModelBuilder& b, const DecoderShape& d, const CausalLmNames& names,
-                     const std::function<void(int layer, const std::string& prefix)>& layer);
+                     FunctionRef<void(int layer, const std::string& prefix)> layer);
 
 }  // namespace cardfit

@@ -7,7 +7,7 @@ namespace cardfit {
 
 std::vector<std::string> read_layer_types(const Config& c, int64_t layers,
                                           std::initializer_list<std::string_view> allowed,
-                                          const std::function<std::string(int64_t)>& fallback,
+                                          FunctionRef<std::string(int64_t)> fallback,
                                           std::string_view key) {
   std::vector<std::string> types = c.string_list(key);
   if (types.empty()) {

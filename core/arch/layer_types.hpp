@@ -3,13 +3,13 @@
 // values, applies the config class's default pattern when the key is absent, and maps a
 // "sliding_attention" entry to the layer's window.
 #pragma once
-#include <functional>
 #include <initializer_list>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "../config.hpp"
+#include "../function_ref.hpp"
 
 namespace cardfit {
 
@@ -17,7 +17,7 @@ namespace cardfit {
 /// `fallback(i)` gives layer i's type (the config class's __post_init__ pattern). Errors name the key.
 std::vector<std::string> read_layer_types(const Config& c, int64_t layers,
                                           std::initializer_list<std::string_view> allowed,
-                                          const std::function<std::string(int64_t)>& fallback,
+                                          FunctionRef<std::string(int64_t)> fallback,
                                           std::string_view key = "layer_types");
 
 /// The attention window of a layer of this type: `sliding_window` for "sliding_attention", else 0.

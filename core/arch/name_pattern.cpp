@@ -4,7 +4,8 @@
 #include "name_pattern.hpp"
 
 #include <cctype>
-#include <type_traits>
+
+#include "../function_ref.hpp"
 
 namespace cardfit {
 namespace {
@@ -184,17 +185,7 @@ class Parser {
 // The rest of the pattern after a piece, as a non-owning reference to a continuation on the caller's
 // stack (it outlives the call it is passed to): std::function copied each one to the heap, which
 // was most of a match's time.
-class Next {
- public:
-  template <class F>
-    requires(!std::is_same_v<std::decay_t<F>, Next>)
-  Next(const F& f) : target_(&f), call_([](const void* t, size_t q) { return (*static_cast<const F*>(t))(q); }) {}
-  bool operator()(size_t q) const { return call_(target_, q); }
-
- private:
-  const void* target_;
-  bool (*call_)(const void*, size_t);
-};
+using Next = FunctionRef<bool(size_t)>;
 
 struct Matcher {
   std::string_view s;

@@ -24,11 +24,10 @@
 //   exponent per 32 values).
 #include "stored_extras.hpp"
 
-#include <functional>
-
 #include <nlohmann/json.hpp>
 
 #include "../error.hpp"
+#include "../function_ref.hpp"
 #include "expert_parts.hpp"
 #include "stored_bitsandbytes.hpp"
 #include "stored_compressed_tensors.hpp"
@@ -71,7 +70,7 @@ void add_part_weight(Model& m, const Tensor& part, int32_t stack, StoredDtype dt
 
 // A fused stack whose parts a format converts: all of them, or none (a rule that quantizes an
 // expert's gate and not its up, both one parameter here, is refused rather than sized as either).
-bool converts_stack(const SplitStack& s, const std::function<bool(const Tensor&)>& converts, const char* path) {
+bool converts_stack(const SplitStack& s, FunctionRef<bool(const Tensor&)> converts, const char* path) {
   const bool first = converts(s.parts.front());
   for (size_t i = 1; i < s.parts.size(); ++i)
     if (converts(s.parts[i]) != first)

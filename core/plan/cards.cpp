@@ -115,7 +115,7 @@ Catalog request_catalog(const Catalog& cat, const Options& o) {
   return out;
 }
 
-int64_t largest_fitting(const std::function<bool(int64_t)>& fits, int64_t limit) {
+int64_t largest_fitting(FunctionRef<bool(int64_t)> fits, int64_t limit) {
   if (limit < 1 || !fits(1)) return 0;
   int64_t lo = 1, hi = 2;  // invariant: fits(lo); grow hi until it does not fit
   while (hi <= limit && fits(hi)) { lo = hi; hi *= 2; }

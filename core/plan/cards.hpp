@@ -1,11 +1,11 @@
 // The card catalog (data/cards.json, embedded at build time) and the per-card batch solver.
 #pragma once
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "../function_ref.hpp"
 #include "memory.hpp"
 
 namespace cardfit {
@@ -51,6 +51,6 @@ inline constexpr const char* kCustomCardId = "custom";
 Catalog request_catalog(const Catalog& catalog, const Options& options);
 
 /// Largest n in [1, limit] with fits(n), for a monotone predicate; 0 if fits(1) is false.
-int64_t largest_fitting(const std::function<bool(int64_t)>& fits, int64_t limit);
+int64_t largest_fitting(FunctionRef<bool(int64_t)> fits, int64_t limit);
 
 }  // namespace cardfit

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../error.hpp"
+#include "../function_ref.hpp"
 
 namespace cardfit {
 using nlohmann::json;
@@ -81,7 +82,7 @@ std::set<std::string> packed_in_file(const Model& m, const std::vector<StoredExt
 // Name by name against a file: the Model's stacks (Tensor::copies) one entry per expert, as stored.
 template <typename Map>
 void diff_names(const Model& m, const std::vector<StoredExtra>& extras, const Map& file, Reconciliation& r,
-                const std::function<void(const Tensor&, const typename Map::mapped_type&)>& on_match) {
+                FunctionRef<void(const Tensor&, const typename Map::mapped_type&)> on_match) {
   const std::string prefix = base_prefix(m);
   const std::set<std::string> packed = packed_in_file(m, extras, file);
   std::set<std::string> matched;
@@ -191,7 +192,7 @@ std::optional<Reconciliation> reconcile(const Model& m, const Options& opt) {
     }
     r.scalars = scalars;
     r.dtypes.assign(dtypes.begin(), dtypes.end());
-    std::function<void(const Tensor&, const FileTensor&)> match = [&](const Tensor& t, const FileTensor& f) {
+    auto match = [&](const Tensor& t, const FileTensor& f) {
       if (f.shape != t.shape) r.shape_mismatches.push_back({t.name, t.shape, f.shape, f.dtype});
       // A tied tensor stored again is a copy of parameters already counted, not unexplained.
       else if (!t.tied_to.empty()) r.tied_copies = checked_add(r.tied_copies, numel(f.shape));
@@ -220,7 +221,7 @@ std::optional<Reconciliation> reconcile(const Model& m, const Options& opt) {
       r.total_bytes = j["metadata"]["total_size"].get<int64_t>();
     std::map<std::string, std::string> names;
     for (const auto& [name, file] : j["weight_map"].items()) names.emplace(name, file.is_string() ? file.get<std::string>() : "");
-    std::function<void(const Tensor&, const std::string&)> none = [](const Tensor&, const std::string&) {};
+    auto none = [](const Tensor&, const std::string&) {};
     const std::vector<StoredExtra> extras = expand_copies(m.stored_extras);
     diff_names(m, extras, names, r, none);
     r.buffers = stored_buffers(m, names, [](const Tensor& t, const std::string&) { return numel(t.shape); });

@@ -295,7 +295,7 @@ int64_t llamacpp_attention_buffer(const Model& m, int64_t context, int64_t ubatc
 
 EngineBudget engine_budget(const Model& m, const Options& opt, const MemoryModel& serve, const Card& card,
                            const Overheads& ov, int64_t max_model_len, int64_t hf_batch,
-                           const std::function<int64_t(int64_t)>& working_set) {
+                           FunctionRef<int64_t(int64_t)> working_set) {
   EngineBudget e;
   EngineKnobs& k = e.knobs;
   const int64_t tp = std::max<int64_t>(1, opt.tp);

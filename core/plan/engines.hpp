@@ -4,10 +4,10 @@
 // engines", cites the files and versions.
 #pragma once
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
+#include "../function_ref.hpp"
 #include "cards.hpp"
 #include "memory.hpp"
 
@@ -96,6 +96,6 @@ int64_t llamacpp_attention_buffer(const Model& model, int64_t context, int64_t u
 /// warmup run's activations).
 EngineBudget engine_budget(const Model& model, const Options& opt, const MemoryModel& serve, const Card& card,
                            const Overheads& overheads, int64_t max_model_len, int64_t hf_batch,
-                           const std::function<int64_t(int64_t)>& working_set);
+                           FunctionRef<int64_t(int64_t)> working_set);
 
 }  // namespace cardfit
