@@ -71,6 +71,7 @@ const std::vector<Family>& family_registry() {
       {"glm4", families::glm4},
       {"phimoe", families::phimoe},
       {"lfm2", families::lfm2},
+      {"lfm2_moe", families::lfm2_moe},
       {"hunyuan_v1_dense", families::hunyuan_v1_dense},
       {"hunyuan_v1_moe", families::hunyuan_v1_moe},
       {"nemotron", families::nemotron},

@@ -1,6 +1,7 @@
 // LFM2 (modeling_lfm2.py Lfm2ForCausalLM; LFM2-1.2B, issue 10 Tier 2): gated short-conv layers beside
 // attention layers. The total by hand; the conv layers hold a conv state, not a KV cache; the MLP
-// width rule; coded errors.
+// width rule; coded errors. LFM2-MoE (modeling_lfm2_moe.py Lfm2MoeForCausalLM; LFM2-8B-A1B): the same
+// layers with dense, then sigmoid-routed MoE feed-forwards and the expert_bias buffers.
 #include <catch2/catch.hpp>
 
 #include "error.hpp"
@@ -8,6 +9,7 @@
 #include "plan/recurrent_state.hpp"
 #include "plan_test_util.hpp"
 #include "test_util.hpp"
+#include "vlm_test_util.hpp"
 
 namespace arch_lfm2_test {
 
@@ -76,5 +78,65 @@ TEST_CASE("LFM2: layer_types wins, the MLP width rule, tie_embedding, coded erro
   const json r = plan(c.dump(), {{"mode", "full"}});
   REQUIRE(r.at("ok") == true);
   CHECK(r["params"]["total"] == total);
+}
+namespace {
+// LFM2-8B-A1B: hidden 2048, 24 layers (6 attention at 2, 6, 10, 14, 18, 21; 18 conv), layers 0-1 a
+// dense MLP at intermediate_size 7168 as given (Lfm2MoeMLP has no auto-adjust), layers 2-23 a gate
+// [32, H] and 32 experts of 1792; embed_tokens tied.
+constexpr int64_t I8 = 7168, E8 = 32, F8 = 1792;
+constexpr int64_t dense8 = 3 * H * I8, moe8 = E8 * H + E8 * 3 * H * F8;
+constexpr int64_t total8 = V * H + H + 6 * attn + 18 * conv + 24 * 2 * H + 2 * dense8 + 22 * moe8;
+static_assert(total8 == 8339929856);  // the hub's safetensors total
+// Per token: everything but the experts, and 4 of each layer's 32: the card's "1.5B active".
+static_assert(total8 - 22 * (E8 - 4) * 3 * H * F8 == 1557740288);
+}  // namespace
+
+TEST_CASE("LFM2-8B-A1B: exact total by hand, two dense layers, then 32 experts with a float32 expert_bias buffer") {
+  const Model m = trace_golden("lfm2-8b-a1b.json");
+  CHECK(m.parameter_count() == total8);
+  CHECK(m.dims.experts == E8);
+  CHECK(m.dims.experts_per_token == 4);
+  CHECK(attention_nodes(m).size() == 6);
+  CHECK(find(m, "model.layers.1.feed_forward.w1.weight")->shape == Shape{I8, H});
+  CHECK(find(m, "model.layers.1.feed_forward.gate.weight") == nullptr);
+  CHECK(find(m, "model.layers.2.feed_forward.gate.weight")->shape == Shape{E8, H});
+  CHECK(find(m, "model.layers.21.feed_forward.experts.31.w2.weight")->shape == Shape{H, F8});
+  // expert_bias: a persistent buffer [32] in each of the 22 MoE layers, not a parameter.
+  CHECK(m.buffer_count() == 22 * E8);
+  // Serving: 6 layers of K/V, 18 conv states [H, 3].
+  CHECK(recurrent_state_bytes(m, 2) == int64_t(18) * H * 3 * 2);
+  const MemoryPlan p = plan_memory(m, Options{}, Mode::serve, 1, 4096, {});
+  CHECK(component(p, "kv_cache") == int64_t(6) * 4096 * 8 * 64 * 2 * 2);
+
+  json c = golden_file("lfm2-8b-a1b.json").at("config");
+  c["num_dense_layers"] = 0;
+  CHECK(trace_json(c).parameter_count() == total8 - 2 * dense8 + 2 * moe8);
+  c = golden_file("lfm2-8b-a1b.json").at("config");
+  c["use_expert_bias"] = false;
+  CHECK(trace_json(c).buffer_count() == 0);
+  c = golden_file("lfm2-8b-a1b.json").at("config");
+  c.erase("intermediate_size");  // Lfm2MoeConfig's default, 7168
+  CHECK(trace_json(c).parameter_count() == total8);
+  c["tie_embedding"] = false;
+  CHECK(trace_json(c).parameter_count() == total8 + V * H);
+  check_plans_in_every_mode(golden_file("lfm2-8b-a1b.json").at("config"), total8);
+}
+
+TEST_CASE("LFM2-MoE configs that cannot run are coded errors naming the field") {
+  const json config = golden_file("lfm2-8b-a1b.json").at("config");
+  json bad = config;
+  bad.erase("layer_types");  // Lfm2MoeConfig has no default: the model would index None
+  CHECK(path_of(bad) == "$.layer_types");
+  bad["layer_types"] = json::array();
+  CHECK(path_of(bad) == "$.layer_types");
+  bad = config;
+  bad["layer_types"][3] = "linear_attention";
+  CHECK(path_of(bad) == "$.layer_types");
+  bad = config;
+  bad["num_experts_per_tok"] = 33;
+  CHECK(path_of(bad) == "$.num_experts_per_tok");
+  bad = config;
+  bad["num_experts"] = 0;
+  CHECK(path_of(bad) == "$.num_experts");
 }
 }  // namespace arch_lfm2_test

@@ -129,6 +129,11 @@ TEST_CASE("LFM2.5-VL-1.6B: transformers' spelling lfm2_vl, exact total by hand")
   json c = golden_file("lfm2-vl-450m.json").at("config");
   c["model_type"] = "lfm2_vl";
   CHECK(trace_json(c).parameter_count() == vision + projector + text);
+  // Lfm2VlConfig takes any text config: over LFM2-8B-A1B (lfm2_moe, hidden 2048) only linear_2 widens.
+  c["text_config"] = golden_file("lfm2-8b-a1b.json").at("config");
+  const Model moe = trace_json(c);
+  CHECK(moe.parameter_count() == vision + projector + 1024 * 2560 + 1024 + 8339929856);
+  CHECK(moe.buffer_count() == 22 * 32);
 }
 
 TEST_CASE("LFM2-VL configs that cannot run are coded errors naming the field") {

@@ -7,12 +7,13 @@
 
 namespace cardfit::families {
 
-Model cohere2(const Config& cfg);  // Command R7B / A: cohere's parallel block, sliding + NoPE full layers
-Model phimoe(const Config& cfg);
-Model lfm2(const Config& cfg);
-Model glm4_moe_lite(const Config& cfg);
-Model ernie4_5_moe(const Config& cfg);
-Model hunyuan_v1_dense(const Config& cfg);
-Model hunyuan_v1_moe(const Config& cfg);    // Hunyuan MoE: the same attention, experts + one shared MLP  // Hunyuan dense: Llama layers with post-RoPE q/k RMSNorms  // ERNIE 4.5 MoE: per-expert experts, shared experts, moe_statics  // GLM-4.7-Flash: DeepSeek-V3's latent attention over GLM-4.5's MoE     // LFM2: gated short-conv layers and attention layers   // Phi-3.5-MoE: Mixtral's experts with LayerNorms and biases
+Model cohere2(const Config& cfg);           // Command R7B / A: cohere's parallel block, sliding + NoPE full layers
+Model phimoe(const Config& cfg);            // Phi-3.5-MoE: Mixtral's experts with LayerNorms and biases
+Model lfm2(const Config& cfg);              // LFM2: gated short-conv layers and attention layers
+Model lfm2_moe(const Config& cfg);          // LFM2-MoE: LFM2's layers, dense then sigmoid-routed MoE feed-forwards
+Model glm4_moe_lite(const Config& cfg);     // GLM-4.7-Flash: DeepSeek-V3's latent attention over GLM-4.5's MoE
+Model ernie4_5_moe(const Config& cfg);      // ERNIE 4.5 MoE: per-expert experts, shared experts, moe_statics
+Model hunyuan_v1_dense(const Config& cfg);  // Hunyuan dense: Llama layers with post-RoPE q/k RMSNorms
+Model hunyuan_v1_moe(const Config& cfg);    // Hunyuan MoE: the same attention, experts + one shared MLP
 
 }  // namespace cardfit::families
