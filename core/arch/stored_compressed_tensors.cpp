@@ -279,23 +279,28 @@ void add_compressed_tensors_extras(const Config& q, Model& m, StoredDtype weight
     const auto it = fates.find(key);
     return it != fates.end() ? it->second : fates.emplace(key, Fate{group_of(t, weight)}).first->second;
   };
-  auto is_ignored = [&](const Tensor& t, const std::string& weight) {
-    if (!digit_blind) return ignored(t, weight);
-    Fate& f = fate(t, weight);
+  auto fate_ignored = [&](Fate& f, const Tensor& t, const std::string& weight) {
     if (f.ignored < 0) f.ignored = ignored(t, weight);
     return f.ignored == 1;
+  };
+  auto is_ignored = [&](const Tensor& t, const std::string& weight) {
+    return digit_blind ? fate_ignored(fate(t, weight), t, weight) : ignored(t, weight);
   };
   // The stored tensors of weight `t`, in place of m.tensors[index] or (part) of its share of that fused
   // stack; false when no group converts it.
   auto convert = [&](const Tensor& t, int32_t index, bool part) -> bool {
-    const Group* g = fate(t, t.name).group;
+    // One lookup for an unstacked weight (most of Kimi-K3's plan was these lookups, asked three times).
+    Fate& own = fate(t, t.name);
+    const Group* g = own.group;
     // A stack's experts are quantized alike: a target or ignore rule that splits them is refused.
-    for_every_copy(t, [&](const std::string& weight) { return fate(t, weight).group == g; },
-                   "quantization_config.config_groups", digit_blind);
+    if (t.copies > 1)
+      for_every_copy(t, [&](const std::string& weight) { return fate(t, weight).group == g; },
+                     "quantization_config.config_groups", digit_blind);
     if (!g || !g->weights.present) return false;
-    if (for_every_copy(t, [&](const std::string& weight) { return is_ignored(t, weight); }, "quantization_config.ignore",
-                       digit_blind))
-      return false;
+    const bool skipped = t.copies > 1 ? for_every_copy(t, [&](const std::string& weight) { return is_ignored(t, weight); },
+                                                       "quantization_config.ignore", digit_blind)
+                                      : fate_ignored(own, t, t.name);
+    if (skipped) return false;
     const std::string module = t.name.substr(0, t.name.size() - 7);
     const size_t first = m.stored_extras.size();
 
