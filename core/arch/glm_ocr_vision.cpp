@@ -24,46 +24,53 @@ void patch_conv(ModelBuilder& b, const std::string& name, std::vector<int64_t> w
 void glm_ocr_vision(ModelBuilder& b, const GlmOcrVisionSpec& s) {
   const std::string p = s.prefix + ".";
   const int64_t n = s.patches_per_image, head_dim = s.hidden / s.heads;
-  const LinearSpec l{.bias = s.bias, .role = Role::vision};
+  const LinearSpec qkv_spec{.bias = s.bias, .role = Role::vision}, l{.bias = s.bias && !s.glm4v, .role = Role::vision};
   b.restart();  // the tower starts from pixels
   vision_block(b, p + "patch_embed", "vision_embedding", n, s.hidden);
   b.reads({});  // pixel values
   patch_conv(b, p + "patch_embed.proj", {s.hidden, s.channels, s.temporal_patch, s.patch, s.patch},
              s.channels * s.temporal_patch * s.patch * s.patch, s.hidden);
+  if (s.glm4v) {  // the table is resized (bicubic) to each image's grid and added
+    b.norm(p + "post_conv_layernorm", s.hidden, NormKind::rmsnorm, Role::vision);
+    const int64_t side = s.image_size / s.patch;
+    b.embedding(p + "embeddings.position_embedding", side * side, s.hidden, Role::position_embedding);
+  }
   b.set_stream(b.cursor());  // the patch embeddings are the residual stream of block 0
   for (int64_t i = 0; i < s.depth; ++i) {
     const std::string k = p + "blocks." + std::to_string(i);
     vision_block(b, k, "vision_layer", n, s.hidden);
     b.norm(k + ".norm1", s.hidden, NormKind::rmsnorm, Role::vision);
-    b.linear(k + ".attn.qkv", s.hidden, 3 * s.hidden, l);
+    b.linear(k + ".attn.qkv", s.hidden, 3 * s.hidden, qkv_spec);
     const ValueId qkv = b.cursor();
-    // q_norm / k_norm: one RMSNorm weight [head_dim] shared by the heads, over q and k (views of qkv).
-    ValueId qk[2];
-    const char* names[2] = {".attn.q_norm", ".attn.k_norm"};
-    for (int j = 0; j < 2; ++j) {
-      b.read(qkv);
-      b.norm(k + names[j], head_dim, NormKind::rmsnorm, Role::vision);
-      b.model().blocks.back().nodes.back().qk_norm = QkNorm::whole;
-      b.model().values[size_t(b.cursor())].width = s.hidden;
-      qk[j] = b.cursor();
+    if (!s.glm4v) {
+      // q_norm / k_norm: one RMSNorm weight [head_dim] shared by the heads, over q and k (views of qkv).
+      ValueId qk[2];
+      const char* names[2] = {".attn.q_norm", ".attn.k_norm"};
+      for (int j = 0; j < 2; ++j) {
+        b.read(qkv);
+        b.norm(k + names[j], head_dim, NormKind::rmsnorm, Role::vision);
+        b.model().blocks.back().nodes.back().qk_norm = QkNorm::whole;
+        b.model().values[size_t(b.cursor())].width = s.hidden;
+        qk[j] = b.cursor();
+      }
+      b.reads({qk[0], qk[1], qkv});
     }
     AttentionGeom g;
     g.heads = g.kv_heads = s.heads;
     g.head_dim = head_dim;
     g.causal = false;
-    b.reads({qk[0], qk[1], qkv});
     b.attention(k + ".attn.attn", g, s.hidden);
     b.linear(k + ".attn.proj", s.hidden, s.hidden, l);
     b.residual(k + ".residual_attn", s.hidden);
     b.norm(k + ".norm2", s.hidden, NormKind::rmsnorm, Role::vision);
-    mlp_block(b, {.prefix = k + ".mlp", .hidden = s.hidden, .intermediate = s.intermediate, .gated = true,
-                  .bias = s.bias, .act = s.act, .role = Role::vision});
+    mlp_block(b, {.prefix = k + ".mlp", .hidden = s.hidden, .intermediate = s.glm4v ? s.out_hidden : s.intermediate,
+                  .gated = true, .bias = l.bias, .act = s.act, .role = Role::vision});
     b.residual(k + ".residual_mlp", s.hidden);
   }
   vision_block(b, p + "post", "vision_final", n, s.hidden);
   b.norm(p + "post_layernorm", s.hidden, NormKind::rmsnorm, Role::vision);
   // downsample folds each merge × merge group of patches into one token of out_hidden features.
-  const int64_t tokens = n / (s.merge * s.merge), context = s.out_hidden * s.channels;
+  const int64_t tokens = n / (s.merge * s.merge), context = s.glm4v ? s.intermediate : s.out_hidden * s.channels;
   vision_block(b, p + "merger", "projector", tokens, s.out_hidden);
   patch_conv(b, p + "downsample", {s.out_hidden, s.hidden, s.merge, s.merge}, s.hidden * s.merge * s.merge, s.out_hidden);
   b.linear(p + "merger.proj", s.out_hidden, s.out_hidden, {.bias = false, .role = Role::projector});
@@ -73,11 +80,10 @@ void glm_ocr_vision(ModelBuilder& b, const GlmOcrVisionSpec& s) {
                 .act = s.act, .role = Role::projector});
 }
 
-GlmOcrVisionSpec read_glm_ocr_vision(const Config& v) {
+GlmOcrVisionSpec read_glm_ocr_vision(const Config& v, GlmOcrVisionSpec s) {
   // GlmOcrVisionConfig defaults: depth=24, hidden_size=1024, hidden_act="silu", attention_bias=True,
   // num_heads=16, image_size=336, out_hidden_size=1536, intermediate_size=4096; Glm4vVisionConfig's:
   // in_channels=3, patch_size=14, spatial_merge_size=2, temporal_patch_size=2.
-  GlmOcrVisionSpec s;
   s.hidden = v.positive_or({"hidden_size"}, s.hidden);
   s.depth = v.positive_or({"depth"}, s.depth);
   s.heads = v.positive_or({"num_heads"}, s.heads);
