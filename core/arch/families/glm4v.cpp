@@ -29,9 +29,8 @@ constexpr const char* kGlm4vMoeText = R"({"vocab_size": 151552, "hidden_size": 4
   "first_k_dense_replace": 1, "attention_bias": true, "max_position_embeddings": 65536})";
 
 Model glm4v_family(const Config& c, bool moe) {
-  const Config defaults = with_defaults(wrapped_text_config(c, moe ? "glm4_moe" : "glm4", false),
-                                        moe ? kGlm4vMoeText : kGlm4vText);
-  nlohmann::json text = defaults.raw();
+  nlohmann::json text =
+      with_defaults(wrapped_text_config(c, moe ? "glm4_moe" : "glm4", false), moe ? kGlm4vMoeText : kGlm4vText).raw();
   if (!moe) text["attention_bias"] = true;  // Glm4vTextAttention: bias=True whatever the config says
   const Config tc(std::make_shared<const nlohmann::json>(std::move(text)), c.path_of("text_config"));
   Model language = trace_model(tc);

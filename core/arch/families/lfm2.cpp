@@ -14,7 +14,6 @@
 // stacked, conversion_mapping.py), sigmoid scores picking num_experts_per_tok with the float32 buffer
 // expert_bias [num_experts] (use_expert_bias) added; no shared expert. Lfm2MoeConfig: layer_types has no
 // default (the model indexes it), 32 experts, top 4, tie_word_embeddings True (or tie_embedding).
-
 #include <nlohmann/json.hpp>
 
 #include "../../error.hpp"
