@@ -120,6 +120,7 @@ const std::vector<Family>& family_registry() {
       {"lfm2_vl", families::lfm2_vl},  // Lfm2VlConfig.model_type in transformers (LFM2.5-VL)
       {"glm_ocr", families::glm_ocr},
       {"glm4v", families::glm4v},
+      {"paligemma", families::paligemma},
       {"glm4v_moe", families::glm4v_moe},
       {"deepseek_vl_v2", families::deepseek_vl_v2},
       {"granitemoehybrid", families::granitemoehybrid},
