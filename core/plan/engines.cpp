@@ -44,7 +44,6 @@ namespace cardfit {
 namespace {
 int64_t mul(int64_t a, int64_t b) { return checked_mul(a, b, "a serving term"); }
 int64_t add(int64_t a, int64_t b) { return checked_add(a, b, "a serving term"); }
-int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 constexpr int64_t kMiB = int64_t(1) << 20, kGiB = int64_t(1) << 30;
 
 // ggml-common.h: block_q4_0 {ggml_half d; uint8_t qs[16]} = 18 B / 32; block_q4_1 {d, m; qs[16]} =
@@ -244,7 +243,7 @@ GgufWeights gguf_weights(const Model& m, GgufType ftype, int64_t gpu_layers, boo
       type = fallback(type, ncols);
     }
     const GgufBlock b = block_of(type);
-    const int64_t bytes = mul(mul(cdiv(t.each(), b.block_elements), b.block_bytes), t.copies);
+    const int64_t bytes = mul(mul(ceil_div(t.each(), b.block_elements), b.block_bytes), t.copies);
     w.total = add(w.total, bytes);
     // A tied file has no output.weight: the loader creates the output from token_embd again
     // (TENSOR_DUPLICATED, "duplicated to allow offloading"), so the card holds a copy of it.
@@ -262,12 +261,12 @@ double kv_sequence_bytes(const Model& m, int64_t context, double element_bytes, 
     for (const auto& n : b.nodes) {
       if (!caches_kv(b, n)) continue;
       int64_t tokens = n.attn.cross ? (n.attn.context > 0 ? n.attn.context : context) : context;
-      int64_t blocks = cdiv(tokens, bt);
+      int64_t blocks = ceil_div(tokens, bt);
       if (!n.attn.cross && n.attn.window > 0) {
         // A sliding layer keeps its window; a paged engine also the tokens of one scheduler step and
         // one more block (the window need not start at a block boundary).
         tokens = std::min(n.attn.window + window_extra, context);
-        blocks = cdiv(tokens, bt) + (bt > 1 ? 1 : 0);
+        blocks = ceil_div(tokens, bt) + (bt > 1 ? 1 : 0);
       }
       bytes += double(blocks * bt) * rank_cache_dim(n.attn, tp, nullptr) * element_bytes;
       // DeepSeek-V4 CSA / HCA: the compressed entries beside the window, replicated on every rank.
@@ -302,7 +301,7 @@ EngineBudget engine_budget(const Model& m, const Options& opt, const MemoryModel
   const int64_t cap = card.capacity_bytes;
   const int64_t workload = add(opt.prompt_tokens, opt.output_tokens);
   const int64_t kvb = kv_bytes_per_element(opt);
-  const int64_t state = cdiv(serve_state(serve), tp);  // recurrent state per sequence, heads split
+  const int64_t state = ceil_div(serve_state(serve), tp);  // recurrent state per sequence, heads split
   const int64_t vocab_row = serve.logits_per_sample();  // one row of 16-bit logits and its fp32 copy
   e.capacity_bytes = cap;
   e.non_torch_bytes = ov.cuda_context_bytes;
@@ -352,7 +351,7 @@ EngineBudget engine_budget(const Model& m, const Options& opt, const MemoryModel
       k.max_seqs = opt.max_num_seqs.value_or(big ? 1024 : 256);
       k.profile_tokens = opt.max_num_batched_tokens.value_or(big ? 8192 : 2048);
       e.budget_bytes = int64_t(std::floor(double(cap) * k.memory_fraction));
-      e.weights_bytes = cdiv(serve_weights(serve), tp);
+      e.weights_bytes = ceil_div(serve_weights(serve), tp);
       // profile_run: the forward over max_num_batched_tokens, then the sampler over
       // min(max_num_seqs, max_num_batched_tokens) rows of logits.
       e.activation_bytes = std::max(working_set(k.profile_tokens), mul(std::min(k.max_seqs, k.profile_tokens), vocab_row));
@@ -375,7 +374,7 @@ EngineBudget engine_budget(const Model& m, const Options& opt, const MemoryModel
       k.cuda_graph_max_bs = graph_bs;
       k.memory_fraction = opt.mem_fraction_static.value_or(std::round((mib - reserved) / mib * 1000) / 1000);
       e.budget_bytes = int64_t(std::floor(double(cap) * k.memory_fraction));
-      e.weights_bytes = cdiv(add(serve_weights(serve), sglang_fp4_scale_widening(m, opt, card)), tp);
+      e.weights_bytes = ceil_div(add(serve_weights(serve), sglang_fp4_scale_widening(m, opt, card)), tp);
       // Activations and CUDA graphs live in the 1 − mem_fraction_static the pool leaves.
       e.activation_bytes = cap - e.budget_bytes;
       e.kv_bytes = e.budget_bytes - e.weights_bytes - e.non_torch_bytes;
@@ -399,7 +398,7 @@ EngineBudget engine_budget(const Model& m, const Options& opt, const MemoryModel
       k.max_seqs = 128;
       k.profile_tokens = opt.max_batch_prefill_tokens;
       e.budget_bytes = int64_t(std::floor(double(cap) * k.memory_fraction));
-      e.weights_bytes = cdiv(serve_weights(serve), tp);
+      e.weights_bytes = ceil_div(serve_weights(serve), tp);
       e.activation_bytes = add(working_set(k.profile_tokens), vocab_row);
       e.kv_bytes = e.budget_bytes - e.weights_bytes - e.activation_bytes - e.non_torch_bytes;
       finish_paged(card.bf16_tflops > 0 ? 1 : 16, 0);
