@@ -122,6 +122,8 @@ const std::vector<Family>& family_registry() {
       {"glm4v", families::glm4v},
       {"paligemma", families::paligemma},
       {"glm4v_moe", families::glm4v_moe},
+      {"glm4v_text", families::glm4v_text},
+      {"glm4v_moe_text", families::glm4v_moe_text},
       {"deepseek_vl_v2", families::deepseek_vl_v2},
       {"granitemoehybrid", families::granitemoehybrid},
       {"falcon_h1", families::falcon_h1},

@@ -71,6 +71,17 @@ TEST_CASE("GLM-4.1V-9B: exact total by hand, q/k/v biases whatever attention_bia
   CHECK(with_images(with_tower, 1, Mode::full).peak_bytes > with_images(with_tower, 0, Mode::full).peak_bytes);
 }
 
+TEST_CASE("GLM-4.1V's and GLM-4.5V's text_config alone: the language model, GLM-4.5V's that of GLM-4.5-Air") {
+  const Model t41 = trace_golden("glm-4.1v-9b-thinking-text.json");
+  CHECK(t41.parameter_count() == total41 - vision41);
+  CHECK(t41.model_type == "glm4v_text");
+  CHECK(find(t41, "model.layers.0.self_attn.k_proj.bias"));  // hard-coded, as in the whole model
+  const Model t45 = trace_golden("glm-4.5v-text.json");
+  CHECK(t45.parameter_count() == total45 - vision45);
+  CHECK(t45.parameter_count() == trace_golden("glm-4.5-air.json").parameter_count());
+  CHECK(t45.buffer_count() == 45 * 128);
+}
+
 TEST_CASE("GLM-4V configs that cannot run are coded errors naming the field") {
   const json config = golden_file("glm-4.1v-9b-thinking.json").at("config");
   json bad = config;
