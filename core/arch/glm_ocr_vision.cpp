@@ -80,6 +80,12 @@ void glm_ocr_vision(ModelBuilder& b, const GlmOcrVisionSpec& s) {
                 .act = s.act, .role = Role::projector});
 }
 
+GlmOcrVisionSpec glm4v_vision_defaults() {
+  GlmOcrVisionSpec s;
+  s.hidden = 1536, s.heads = 12, s.intermediate = 13696, s.out_hidden = 4096, s.bias = false, s.glm4v = true;
+  return s;
+}
+
 GlmOcrVisionSpec read_glm_ocr_vision(const Config& v, GlmOcrVisionSpec s) {
   // GlmOcrVisionConfig defaults: depth=24, hidden_size=1024, hidden_act="silu", attention_bias=True,
   // num_heads=16, image_size=336, out_hidden_size=1536, intermediate_size=4096; Glm4vVisionConfig's:

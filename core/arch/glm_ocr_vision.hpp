@@ -33,11 +33,7 @@ void glm_ocr_vision(ModelBuilder& b, const GlmOcrVisionSpec& spec);
 /// The vision config over its class's defaults: GlmOcrVisionConfig's (the default) or Glm4vVisionConfig's.
 GlmOcrVisionSpec read_glm_ocr_vision(const Config& vision, GlmOcrVisionSpec defaults = {});
 /// Glm4vVisionConfig's defaults (depth 24, hidden 1536, 12 heads, out_hidden 4096, intermediate 13696,
-/// attention_bias false; patch, merge, channels and image as GLM-OCR's).
-inline constexpr auto glm4v_vision_defaults = [] {
-  GlmOcrVisionSpec s;
-  s.hidden = 1536, s.heads = 12, s.intermediate = 13696, s.out_hidden = 4096, s.bias = false, s.glm4v = true;
-  return s;
-};
+/// attention_bias false; patch, merge, channels and image as GLM-OCR's), with `glm4v` set.
+GlmOcrVisionSpec glm4v_vision_defaults();
 
 }  // namespace cardfit
