@@ -1,6 +1,7 @@
 // The GLM-OCR vision model (transformers models/glm_ocr/modeling_glm_ocr.py, GlmOcrVisionModel:
 // Glm4vVisionModel without its learned position table and post-conv norm; read 2026-12-01), stored
-// under "model.visual." in the published checkpoint. Built from ModelBuilder's public primitives.
+// under "model.visual." in the published checkpoint, and with `glm4v` Glm4vVisionModel itself (GLM-4.1V,
+// GLM-4.5V; read 2026-12-08). Built from ModelBuilder's public primitives.
 #pragma once
 #include <string>
 
