@@ -81,12 +81,18 @@ bool grad_ckpt_of(const Options& opt, Mode mode) { return opt.grad_ckpt.value_or
 
 bool grad_ckpt_defaulted_on(const Options& opt, Mode mode) { return !opt.grad_ckpt && mode == Mode::qlora; }
 
-bool caps_attention_logits(const Model& m) { return m.facts.attn_logit_softcap > 0; }
+AttentionWhy attention_why(const Model& m, const Options& opt, Mode mode) {
+  if (opt.attention) return AttentionWhy::option;
+  if (!m.facts.sdpa) return AttentionWhy::no_sdpa;
+  return mode != Mode::serve && m.facts.attn_logit_softcap > 0 ? AttentionWhy::soft_cap : AttentionWhy::sdpa;
+}
 
 Attention attention_of(const Model& m, const Options& opt, Mode mode) {
-  if (opt.attention) return *opt.attention;
-  if (!m.facts.sdpa) return Attention::eager;  // transformers' fallback, generation included
-  return mode != Mode::serve && caps_attention_logits(m) ? Attention::eager : Attention::sdpa;
+  switch (attention_why(m, opt, mode)) {
+    case AttentionWhy::option: return *opt.attention;
+    case AttentionWhy::sdpa: return Attention::sdpa;
+    default: return Attention::eager;
+  }
 }
 
 bool is_lora_target(const Node& n, const Options& opt) {

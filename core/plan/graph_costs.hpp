@@ -58,13 +58,15 @@ int64_t images_per_sample(const Model& m, const Options& opt);
 bool grad_ckpt_of(const Options& opt, Mode mode);
 /// Whether the default comes from the mode (QLoRA) rather than the option: for the assumption text.
 bool grad_ckpt_defaulted_on(const Options& opt, Mode mode);
-/// The attention implementation a step in `mode` runs with: the option when given, else eager for
-/// training a model that caps attention logits (Gemma 2's attn_logit_softcapping: transformers
-/// releases from v4.42 swapped the default sdpa for eager, current ones warn when training with anything
-/// but eager; SDPA ignores the cap), sdpa otherwise.
+/// Why a step in `mode` runs the attention it does, in order: the option when given; the model class
+/// has no SDPA path, so transformers falls back to eager (GPT-Neo, DeepSeek-V4; generation too);
+/// training a model that caps attention logits (Gemma 2's attn_logit_softcapping: transformers releases
+/// from v4.42 swapped the default sdpa for eager, current ones warn when training with anything but
+/// eager; SDPA ignores the cap), eager; sdpa otherwise. The plan and its assumption text both read it.
+enum class AttentionWhy { option, no_sdpa, soft_cap, sdpa };
+AttentionWhy attention_why(const Model& m, const Options& opt, Mode mode);
+/// The attention implementation that reason gives.
 Attention attention_of(const Model& m, const Options& opt, Mode mode);
-/// Whether the model caps attention logits (so eager is the default in training).
-bool caps_attention_logits(const Model& m);
 
 /// Whether PEFT's LoRA wraps this node (the options' target names, else the node's default). An
 /// nn.Linear, or by name only (never by default: PEFT's "all-linear" leaves the output embeddings

@@ -131,8 +131,8 @@ CARDFIT_FOR_SIZE void add_assumptions(Plan& p, const Model& m, const Catalog& ca
       "Gradient accumulation over more than one micro-batch keeps the gradients allocated through every forward "
       "and backward; with one, zero_grad(set_to_none=True) frees them after the step.",
       "grad_accum", std::to_string(o.grad_accum), "torch.optim.Optimizer.zero_grad");
-  const bool eager_fallback = !o.attention && !m.facts.sdpa;
-  const bool eager_default = !eager_fallback && !o.attention && o.mode != Mode::serve && caps_attention_logits(m);
+  const AttentionWhy why = attention_why(m, o, o.mode);
+  const bool eager_fallback = why == AttentionWhy::no_sdpa, eager_default = why == AttentionWhy::soft_cap;
   add("attention",
       std::string("SDPA/flash kernels keep q, k, v, the output and a logsumexp, never the score matrix (HF's sdpa path repeats "
       "K/V to every head for GQA; flash_attention_2 does not); eager attention keeps the fp32 softmax and the 16-bit "
